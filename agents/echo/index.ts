@@ -1,0 +1,1 @@
+export { createEchoAgent } from "./echo-agent.js";

@@ -1,0 +1,254 @@
+/**
+ * The runtime's public types, exported to plugin authors as `a2a-router/eliza`
+ * (`import type { Plugin, Action } from "a2a-router/eliza"`). They mirror elizaOS's shapes (`@elizaos/core`:
+ * Action, Handler, ActionResult, ActionParameter, Content, Memory, State, Provider, Evaluator, Plugin,
+ * Character, IAgentRuntime) so a plugin written for elizaOS ports with few changes: usually only the import
+ * path.
+ */
+import type { Logger } from "pino";
+
+/** elizaOS spells ids as UUID strings; any string id works here. */
+export type UUID = string;
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Values providers and actions put into `state.values` (interpolated into templates as `{{key}}`). */
+export type ProviderValue = unknown;
+export type ProviderDataRecord = Record<string, unknown>;
+
+/** The model sizes a runtime asks for; the provider maps each to a model name. */
+export const ModelType = {
+  TEXT_SMALL: "TEXT_SMALL",
+  TEXT_LARGE: "TEXT_LARGE",
+} as const;
+export type ModelTypeName = (typeof ModelType)[keyof typeof ModelType];
+
+/** How a callback's text combines with the previous callback of the same turn (docs/eliza-plugins.md, "Callbacks"). */
+export type MergeMode = "replace" | "append";
+
+/** What an agent or user says, plus what the agent decided. */
+export interface Content {
+  text?: string;
+  thought?: string;
+  actions?: string[];
+  providers?: string[];
+  source?: string;
+  /** Callback text semantics: "replace" (default) replaces the previous callback text, "append" extends it. */
+  merge?: MergeMode;
+  inReplyTo?: UUID;
+  /** True when the reply is a lone REPLY without providers (delivered without running actions). */
+  simple?: boolean;
+  /** Every callback text of the turn, in order (persisted on the assistant turn). */
+  actionCallbackHistory?: string[];
+  [key: string]: unknown;
+}
+
+/** One entry of a conversation. `roomId` is the A2A contextId (sessionId). */
+export interface Memory {
+  id?: UUID;
+  entityId: UUID;
+  agentId?: UUID;
+  roomId: UUID;
+  content: Content;
+  createdAt?: number;
+}
+
+/** What providers composed for one message: `values` feed templates, `data` is structured, `text` is prose. */
+export interface State {
+  values: Record<string, ProviderValue>;
+  data: ProviderDataRecord;
+  text: string;
+}
+
+/** Sends content to the user while an action runs; resolves to the memories it created (none here). */
+export type HandlerCallback = (content: Content) => Promise<Memory[]>;
+
+export interface ActionContext {
+  /** Results of the actions that ran earlier in this chain, in order. */
+  previousResults: ActionResult[];
+  getPreviousResult(actionName: string): ActionResult | undefined;
+}
+
+/**
+ * An action's parameter values as its handler receives them (`options.parameters`): taken from the model's
+ * `<params>` block, coerced to each schema's type, defaults filled, validated. Keyed by parameter name.
+ */
+export type ActionParameters = Record<string, unknown>;
+
+export interface HandlerOptions {
+  /** Parameters extracted from the model's `<params>` block, coerced and validated (defaults filled). */
+  parameters?: ActionParameters;
+  actionContext?: ActionContext;
+  /** Streams text that extends the visible reply (append semantics, like model tokens). */
+  onStreamChunk?: (chunk: string) => Promise<void>;
+  /** Aborted when the turn is canceled or times out. */
+  signal?: AbortSignal;
+  [key: string]: unknown;
+}
+
+export type Handler = (
+  runtime: IAgentRuntime,
+  message: Memory,
+  state?: State,
+  options?: HandlerOptions,
+  callback?: HandlerCallback,
+  responses?: Memory[],
+) => Promise<ActionResult | undefined | void>;
+
+export type Validator = (runtime: IAgentRuntime, message: Memory, state?: State) => Promise<boolean>;
+
+export interface ActionResult {
+  success: boolean;
+  text?: string;
+  /** Merged into `state.values` of the next action in the chain. */
+  values?: Record<string, ProviderValue>;
+  data?: ProviderDataRecord;
+  error?: string | Error;
+  /** `false` stops the chain after this action. */
+  continueChain?: boolean;
+  /** Runs once the chain is over, whatever happened (also after errors, timeouts and cancels). */
+  cleanup?: () => void | Promise<void>;
+}
+
+export interface ActionParameterSchema {
+  type: "string" | "number" | "boolean" | "array" | "object";
+  default?: JsonValue | null;
+  enum?: string[];
+  /** elizaOS alias of `enum`. */
+  enumValues?: string[];
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  properties?: Record<string, ActionParameterSchema>;
+  items?: ActionParameterSchema;
+}
+
+export type ActionParameterExampleValue = JsonValue;
+
+export interface ActionParameter {
+  name: string;
+  description: string;
+  required?: boolean;
+  schema: ActionParameterSchema;
+  examples?: ActionParameterExampleValue[];
+}
+
+export interface ActionExample {
+  name: string;
+  content: Content;
+}
+
+export interface Action {
+  name: string;
+  description: string;
+  handler: Handler;
+  validate: Validator;
+  similes?: string[];
+  examples?: ActionExample[][];
+  /** Higher comes earlier in the prompt's action list and first among the local model's matches. */
+  priority?: number;
+  tags?: string[];
+  parameters?: ActionParameter[];
+}
+
+export interface ProviderResult {
+  text?: string;
+  values?: Record<string, ProviderValue>;
+  data?: ProviderDataRecord;
+}
+
+export interface Provider {
+  name: string;
+  description?: string;
+  /** Dynamic providers run only when the model (or the caller) asks for them by name. */
+  dynamic?: boolean;
+  /** Lower runs first. */
+  position?: number;
+  /** Private providers never run implicitly either. */
+  private?: boolean;
+  get(runtime: IAgentRuntime, message: Memory, state: State): Promise<ProviderResult>;
+}
+
+export interface Evaluator {
+  name: string;
+  description: string;
+  similes?: string[];
+  examples?: unknown[];
+  /** Run even when the turn ended without a response. */
+  alwaysRun?: boolean;
+  handler: Handler;
+  validate: Validator;
+}
+
+export interface Plugin {
+  name: string;
+  description?: string;
+  actions?: Action[];
+  providers?: Provider[];
+  evaluators?: Evaluator[];
+  /** Called once at start-up, after registration; may change `runtime.character.templates`. */
+  init?: (config: Record<string, string>, runtime: IAgentRuntime) => Promise<void> | void;
+  config?: Record<string, string>;
+}
+
+/** Templates a character (or plugin, or code at runtime) may override. */
+export interface TemplateType {
+  shouldRespondTemplate?: string;
+  messageHandlerTemplate?: string;
+  [name: string]: string | undefined;
+}
+
+export interface MessageExample {
+  name: string;
+  content: Content;
+}
+
+export interface Character {
+  name: string;
+  bio?: string | string[];
+  /** The system message every model request starts with. */
+  system?: string;
+  templates?: TemplateType;
+  /** Read by `runtime.getSetting(key)` (after `settings.secrets`, before the environment). */
+  settings?: Record<string, unknown>;
+  messageExamples?: MessageExample[][];
+  topics?: string[];
+  adjectives?: string[];
+  style?: { all?: string[]; chat?: string[]; post?: string[] };
+  [key: string]: unknown;
+}
+
+/** One model request. `context` lets the offline `local` model decide without parsing prompts. */
+export interface GenerateTextParams {
+  prompt: string;
+  system?: string;
+  /** Receives the raw model output as it arrives. */
+  onStreamChunk?: (chunk: string) => void;
+  signal?: AbortSignal;
+  context?: ModelRequestContext;
+}
+
+export interface ModelRequestContext {
+  purpose: "shouldRespond" | "messageHandler";
+  messageText: string;
+  character: Character;
+  actions: Action[];
+}
+
+/** What an action, provider or evaluator sees of the runtime. */
+export interface IAgentRuntime {
+  readonly agentId: UUID;
+  character: Character;
+  readonly actions: readonly Action[];
+  readonly providers: readonly Provider[];
+  readonly evaluators: readonly Evaluator[];
+  readonly logger: Logger;
+  getSetting(key: string): string | number | boolean | null;
+  useModel(type: ModelTypeName, params: GenerateTextParams): Promise<string>;
+  composeState(message: Memory, includeList?: string[]): Promise<State>;
+  createMemory(memory: Memory, tableName?: string): Promise<UUID>;
+  getMemories(params: { roomId: UUID; count?: number }): Promise<Memory[]>;
+  registerAction(action: Action): void;
+  registerProvider(provider: Provider): void;
+  registerEvaluator(evaluator: Evaluator): void;
+}

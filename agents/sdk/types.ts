@@ -1,0 +1,183 @@
+/**
+ * Public types of the agent SDK. The wire shapes are the hub's (docs/hub-protocol.md): messages and
+ * artifacts in the A2A v0.1 shape, parts discriminated by `type`.
+ */
+
+export type Metadata = Record<string, unknown>;
+
+export interface TextPart {
+  type: "text";
+  text: string;
+  metadata?: Metadata;
+}
+export interface FilePart {
+  type: "file";
+  file: { name?: string; mimeType?: string; bytes?: string; uri?: string };
+  metadata?: Metadata;
+}
+export interface DataPart {
+  type: "data";
+  data: Record<string, unknown>;
+  metadata?: Metadata;
+}
+export type Part = TextPart | FilePart | DataPart;
+
+/** A message as the hub hands it over in `task.execute` (v0.1 shape). */
+export interface Message {
+  role: "user" | "agent";
+  parts: Part[];
+  metadata?: Metadata;
+}
+
+/**
+ * An artifact to send with `ctx.artifact()` or return from a handler. A part may be given as a plain
+ * string (a text part). For a file streamed in chunks, send the chunks with the same `index`,
+ * `append: true` on all but the first, and `lastChunk: true` on the last.
+ */
+export interface ArtifactInput {
+  name?: string;
+  description?: string;
+  parts: Array<Part | string>;
+  index?: number;
+  append?: boolean;
+  lastChunk?: boolean;
+  metadata?: Metadata;
+}
+
+/** How a skill is described on the agent's card. `name` also selects it (`metadata.skill`). */
+export interface SkillDefinition {
+  name: string;
+  description: string;
+  /** Defaults to `name`. */
+  id?: string;
+  tags?: string[];
+  examples?: string[];
+}
+
+/** Everything a handler knows about the task it serves. */
+export interface TaskContext {
+  taskId: string;
+  sessionId: string;
+  /** The name of the skill chosen for this task. */
+  skill: string;
+  /** The task's metadata as the client sent it (agent, skill, anything else). */
+  metadata: Metadata;
+  /** The whole incoming message (the handler's first argument is its text). */
+  message: Message;
+  /** Aborted when the client cancels the task or the agent closes. */
+  signal: AbortSignal;
+  /** Sends an artifact now (`task.artifact`). */
+  artifact(artifact: ArtifactInput): Promise<void>;
+  /** Sends progress text now (`task.status` working, final false); it is not part of the answer. */
+  status(text: string): Promise<void>;
+}
+
+/** States a handler may end a turn in. */
+export type FinalState = "completed" | "failed" | "canceled" | "input-required";
+
+/** What a returning handler (or a generator's `return`) may give back. */
+export interface SkillResult {
+  /** The answer; for a generator, defaults to the joined yielded chunks. */
+  text?: string;
+  artifacts?: ArtifactInput[];
+  /** Sent on `task.complete`, e.g. `{ cost: { inputTokens: 12, usd: 0.0004 } }`. */
+  metadata?: Metadata;
+  /** Defaults to "completed"; "input-required" asks the client for another turn on the same task. */
+  state?: FinalState;
+}
+
+export type SkillReturn = string | SkillResult | void | undefined;
+
+/**
+ * A skill handler: an async generator (each `yield "text"` streams a chunk; the joined chunks are the
+ * final answer) or an async function returning a string or a {@link SkillResult} (one completion).
+ */
+export type SkillHandler = (
+  message: string,
+  ctx: TaskContext,
+) => AsyncIterable<string> | AsyncGenerator<string, SkillReturn, unknown> | Promise<SkillReturn> | SkillReturn;
+
+/** A logger shaped like pino's or console's; the SDK only calls these four. */
+export interface AgentLogger {
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+export interface ReconnectOptions {
+  /** First delay after a drop (ms). Default 500. */
+  initialDelayMs?: number;
+  /** The delay stops doubling here (ms). Default 30000. */
+  maxDelayMs?: number;
+}
+
+export interface ConnectAgentOptions {
+  /** The hub: `ws://HOST:PORT/hub` (an http(s) URL is accepted and turned into ws(s)). */
+  url: string;
+  /** The name the agent registers under; clients select it with `--agent NAME` / `metadata.agent`. */
+  name: string;
+  /** Hub token, when the router requires one. Sent as `Authorization: Bearer` and `auth_token`. */
+  token?: string;
+  /** Extra agent-card fields (description, version, ...); skills are added from `skill()`. */
+  card?: Record<string, unknown>;
+  /** Tasks run at once; more wait their turn. Default 8. */
+  concurrency?: number;
+  /** Reconnect policy, or `false` to give up on the first drop. */
+  reconnect?: ReconnectOptions | false;
+  /** Heartbeat period (ms). Default 15000. The link is dropped and retried after 3 silent periods. */
+  heartbeatMs?: number;
+  /** Frames kept while disconnected; the oldest are dropped past this. Default 10000. */
+  maxBufferedFrames?: number;
+  /** Whether the agent streams (card `capabilities.streaming`). Default: true if any handler is a generator. */
+  streaming?: boolean;
+  /** Default: warnings and errors to stderr. */
+  logger?: AgentLogger;
+}
+
+export interface RegisteredEvent {
+  agentId: string;
+  connectionId?: string;
+  /** true on every registration after the first. */
+  reconnected: boolean;
+}
+export interface DisconnectedEvent {
+  code: number;
+  reason: string;
+}
+export interface ReconnectingEvent {
+  attempt: number;
+  delayMs: number;
+}
+
+export interface TaskEvent {
+  taskId: string;
+  sessionId: string;
+  skill: string;
+}
+
+export interface AgentEvents {
+  registered: [RegisteredEvent];
+  /** The hub handed over a task (it may still wait for a free slot, see `concurrency`). */
+  task: [TaskEvent];
+  disconnected: [DisconnectedEvent];
+  reconnecting: [ReconnectingEvent];
+  /** A fatal refusal (bad token, name taken) or giving up; the agent stops. */
+  error: [Error];
+}
+
+/** A connected agent, as {@link connectAgent} returns it. */
+export interface Agent {
+  /** Adds a skill. Add skills before the agent registers (same tick as connectAgent) so the card lists them. */
+  skill(definition: SkillDefinition, handler: SkillHandler): Agent;
+  /** Resolves once registered; rejects on a refusal (the error says why) or when closed first. */
+  readonly ready: Promise<RegisteredEvent>;
+  /** The agent id the hub gave, once registered. */
+  readonly agentId: string | undefined;
+  /** Whether the agent is registered right now. */
+  readonly connected: boolean;
+  on<E extends keyof AgentEvents>(event: E, listener: (...args: AgentEvents[E]) => void): Agent;
+  off<E extends keyof AgentEvents>(event: E, listener: (...args: AgentEvents[E]) => void): Agent;
+  /** Aborts running tasks, stops reconnecting and closes the link. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,41 @@
+import { artifactFromV01, messageToV01, partFromV01 } from "../router/dialects/v01.js";
+import type { AgentUpdate, Message, Part } from "../router/core/model.js";
+import type { ArtifactParams, StatusParams, WireMessage } from "./protocol.js";
+
+/** Hub frames carry v0.1 parts (`type`); agents written against v0.3 send `kind`, so both are read. */
+function part(p: WireMessage["parts"][number]): Part {
+  return partFromV01({ ...p, type: p.kind ?? p.type ?? "text" });
+}
+
+export function messageFromWire(m: WireMessage): Message {
+  return { role: m.role ?? "agent", parts: m.parts.map(part), ...(m.metadata && { metadata: m.metadata }) };
+}
+
+/** The message as `task.execute` sends it: v0.1 shape, parts with `type`. */
+export function messageToWire(m: Message) {
+  return messageToV01(m);
+}
+
+export function statusUpdate(p: StatusParams, final: boolean): AgentUpdate {
+  return {
+    kind: "status",
+    status: { state: p.status.state as never, ...(p.status.message && { message: messageFromWire(p.status.message) }) },
+    final,
+    ...(p.metadata && { metadata: p.metadata }),
+  };
+}
+
+export function artifactUpdate(p: ArtifactParams): AgentUpdate {
+  const { append, lastChunk, ...artifact } = p.artifact;
+  return {
+    kind: "artifact",
+    artifact: { ...artifactFromV01({ ...artifact, parts: [] }), parts: artifact.parts.map(part) },
+    ...(append !== undefined && { append }),
+    ...(lastChunk !== undefined && { lastChunk }),
+    ...(p.metadata && { metadata: p.metadata }),
+  };
+}
+
+export function hasText(m: WireMessage | undefined): boolean {
+  return !!m && m.parts.some((p) => (p.kind ?? p.type ?? "text") === "text" && typeof p.text === "string" && p.text.length > 0);
+}

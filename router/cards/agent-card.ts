@@ -1,0 +1,103 @@
+import type { AgentInfo, AgentSkill } from "../core/agent.js";
+
+/** What the cards need to know about the router itself. */
+export interface CardContext {
+  /** Public base URL of the router, e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  version: string;
+  /** Whether push notification methods work (a PushNotifier is wired in). */
+  pushNotifications: boolean;
+  /** Whether GetExtendedAgentCard / agent/getAuthenticatedExtendedCard answer with a card. */
+  extendedCard?: boolean;
+  /** Whether clients must send an API key (`Authorization: Bearer <key>` or `X-API-Key`). */
+  apiKeyRequired?: boolean;
+}
+
+/** The JSON-RPC interface versions every router endpoint serves, best first (v0.1 needs no declaration). */
+const INTERFACE_VERSIONS = ["1.0", "0.3"] as const;
+const MEDIA_TYPES = ["text/plain", "application/json"];
+
+/**
+ * An agent's card as the router serves it, at /agents/{id}/.well-known/agent-card.json (and agent.json):
+ * the agent's name and skills, the router's endpoint, since clients reach the agent through the router.
+ *
+ * One document readable by every generation of client, as A2A's own SDK serves during the 0.3 -> 1.0
+ * migration: the v1.0 members (`supportedInterfaces` with a JSONRPC entry per protocol version,
+ * `capabilities`, `skills` with `tags`) and the v0.3/v0.1 ones (`url`, `protocolVersion`,
+ * `preferredTransport`, `additionalInterfaces`) side by side; each client reads its own and ignores the
+ * rest (spec 5.7). Every URL names /agents/{id}.
+ */
+export function agentCard(info: AgentInfo, ctx: CardContext): Record<string, unknown> {
+  const url = `${ctx.baseUrl}/agents/${encodeURIComponent(info.id)}`;
+  const skills = info.skills.length > 0 ? info.skills : [{ id: info.id, name: info.name, description: info.description }];
+  return card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version);
+}
+
+/** The router's own card (/.well-known/agent-card.json): its endpoint is /rpc and its skills are its agents. */
+export function routerCard(agents: AgentInfo[], ctx: CardContext): Record<string, unknown> {
+  const skills: AgentSkill[] = agents.map((a) => ({
+    id: a.id,
+    name: a.name,
+    description: a.description || `Agent ${a.id}`,
+    tags: ["agent", a.transport, ...(a.streaming ? ["streaming"] : [])],
+    ...(a.skills.length > 0 && { examples: a.skills.flatMap((s) => s.examples ?? []).slice(0, 5) }),
+  }));
+  const description = "Routes A2A tasks to hosted, HTTP and WebSocket agents; select one with params.metadata.agent.";
+  return card("a2a-router", description, `${ctx.baseUrl}/rpc`, skills, ctx, ctx.version);
+}
+
+function card(
+  name: string,
+  description: string,
+  url: string,
+  skills: AgentSkill[],
+  ctx: CardContext,
+  version: string,
+): Record<string, unknown> {
+  const extended = ctx.extendedCard === true;
+  return {
+    name,
+    description: description || name,
+    version,
+    // v1.0
+    supportedInterfaces: INTERFACE_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: "JSONRPC", protocolVersion })),
+    provider: { organization: "a2a-router", url: ctx.baseUrl },
+    capabilities: {
+      streaming: true,
+      pushNotifications: ctx.pushNotifications,
+      extendedAgentCard: extended,
+      stateTransitionHistory: false,
+    },
+    defaultInputModes: MEDIA_TYPES,
+    defaultOutputModes: MEDIA_TYPES,
+    skills: skills.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description || s.name,
+      tags: s.tags ?? [],
+      ...(s.examples && s.examples.length > 0 && { examples: s.examples }),
+    })),
+    ...(ctx.apiKeyRequired && security()),
+    // v0.3 and v0.1
+    url,
+    protocolVersion: "0.3.0",
+    preferredTransport: "JSONRPC",
+    additionalInterfaces: [{ url, transport: "JSONRPC" }],
+    supportsAuthenticatedExtendedCard: extended,
+  };
+}
+
+/**
+ * The API key, declared for both generations: `securitySchemes` in the v0.3 shape (`type`-tagged, which
+ * v1.0 clients such as @a2a-js/sdk also read), `security` (v0.3) and `securityRequirements` (v1.0).
+ */
+function security(): Record<string, unknown> {
+  return {
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API key>" },
+      apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "The same API key in X-API-Key" },
+    },
+    security: [{ bearer: [] }, { apiKey: [] }],
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }],
+  };
+}

@@ -1,0 +1,73 @@
+import { CliError } from "./exit-codes.js";
+
+export const DEFAULT_ROUTER_URL = "http://127.0.0.1:8080";
+export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY" } as const;
+
+/** Flags every client command takes. */
+export interface CommonOptions {
+  url: string;
+  apiKey?: string;
+  json?: boolean;
+}
+
+/** Flags of the commands that send a message (send, stream). */
+export interface MessageOptions extends CommonOptions {
+  agent?: string;
+  session?: string;
+  task?: string;
+  skill?: string;
+  metadata?: string;
+}
+
+export function parseRouterUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw CliError.usage(`--url must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw CliError.usage(`--url must be an http(s) URL, got "${raw}"`);
+  }
+  return url;
+}
+
+export function parseMetadata(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw CliError.usage(`--metadata is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw CliError.usage("--metadata must be a JSON object, e.g. '{\"priority\":\"high\"}'");
+  }
+  return value as Record<string, unknown>;
+}
+
+export function requireNonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && value.trim() === "") throw CliError.usage(`${flag} must not be empty`);
+  return value;
+}
+
+export function parseLastEventId(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw CliError.usage(`--last-event-id must be a whole number (an event's seq), got "${raw}"`);
+  return raw;
+}
+
+/** The task id from the positional argument or --task; one is required. */
+export function taskIdFrom(positional: string | undefined, flag: string | undefined): string {
+  if (positional !== undefined && flag !== undefined && positional !== flag) {
+    throw CliError.usage(`two different task ids given: "${positional}" and --task "${flag}"`);
+  }
+  const id = requireNonEmpty(positional ?? flag, "--task");
+  if (id === undefined) throw CliError.usage("a task id is required: pass it as an argument or with --task");
+  return id;
+}
+
+/** Quotes a value for a shell command line shown to the user, only when it needs it. */
+export function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import type { SchemaRegistry } from "../schema/validator.js";
+import { parseStoreSpec } from "../store/index.js";
+import { DEFAULT_CONFIG_FILE, isLoopback, mergeConfig, type RouterConfig, type RouterConfigInput } from "./config.js";
+
+/** A configuration problem: one line for the user, exit code 2. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads the config file: the given path (must exist) or ./a2a-router.config.json when present. */
+export function readConfigFile(path: string | undefined, cwd = process.cwd()): RouterConfigInput {
+  const file = path ? resolve(cwd, path) : resolve(cwd, DEFAULT_CONFIG_FILE);
+  if (!existsSync(file)) {
+    if (path) throw new ConfigError(`Invalid config: file ${path} does not exist`);
+    return {};
+  }
+  let input: RouterConfigInput;
+  try {
+    input = JSON.parse(readFileSync(file, "utf8")) as RouterConfigInput;
+  } catch (err) {
+    throw new ConfigError(`Invalid config: ${file} is not valid JSON (${(err as Error).message})`);
+  }
+  return pathsRelativeTo(input, dirname(file));
+}
+
+/**
+ * Relative paths in a config file (eliza.character, eliza.plugins, a sqlite: store) are relative to the
+ * file, not to wherever the router is started from; flags and env stay relative to the working directory.
+ */
+function pathsRelativeTo(input: RouterConfigInput, dir: string): RouterConfigInput {
+  if (!input || typeof input !== "object") return input;
+  const at = (p: unknown) => (typeof p === "string" && p !== "" && !isAbsolute(p) ? resolve(dir, p) : p);
+  const out = { ...input };
+  if (out.eliza && typeof out.eliza === "object") {
+    out.eliza = { ...out.eliza };
+    if (out.eliza.character !== undefined) out.eliza.character = at(out.eliza.character) as string;
+    if (Array.isArray(out.eliza.plugins)) out.eliza.plugins = out.eliza.plugins.map(at) as string[];
+  }
+  if (typeof out.store === "string" && out.store.startsWith("sqlite:") && out.store !== "sqlite::memory:") {
+    out.store = `sqlite:${at(out.store.slice("sqlite:".length))}`;
+  }
+  return out;
+}
+
+/** The environment's layer: HOST, PORT, HUB_TOKENS="tok1=agentA,tok2=agentB", ROUTER_API_KEYS, ... */
+export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
+  const out: RouterConfigInput = {};
+  if (env.HOST) out.host = env.HOST;
+  if (env.PORT) out.port = intFrom("PORT", env.PORT);
+  if (env.A2A_ROUTER_STORE) out.store = env.A2A_ROUTER_STORE;
+  if (env.DEFAULT_AGENT) out.defaultAgent = env.DEFAULT_AGENT;
+  if (env.TASK_TIMEOUT_MS) out.taskTimeoutMs = intFrom("TASK_TIMEOUT_MS", env.TASK_TIMEOUT_MS);
+  if (env.HEARTBEAT_MS) out.heartbeatMs = intFrom("HEARTBEAT_MS", env.HEARTBEAT_MS);
+  if (env.ROUTER_API_KEYS) out.apiKeys = splitList(env.ROUTER_API_KEYS);
+  if (env.HUB_TOKENS) {
+    const tokens: Record<string, string[]> = {};
+    for (const pair of splitList(env.HUB_TOKENS)) {
+      const at = pair.indexOf("=");
+      if (at <= 0 || at === pair.length - 1) throw new ConfigError(`Invalid config: HUB_TOKENS entry "${pair}" must be token=agentName`);
+      const token = pair.slice(0, at);
+      (tokens[token] ??= []).push(pair.slice(at + 1));
+    }
+    out.hub = { tokens };
+  }
+  if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
+  return out;
+}
+
+function splitList(v: string): string[] {
+  return v.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function intFrom(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new ConfigError(`Invalid config: ${name} must be an integer, got "${v}"`);
+  return n;
+}
+
+/**
+ * Merges file < env < flags, validates against schemas/config.schema.json and checks the rules the
+ * schema cannot express. Throws ConfigError with one line naming the bad key.
+ */
+export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterConfigInput; env?: RouterConfigInput; flags?: RouterConfigInput }): RouterConfig {
+  for (const [name, layer] of Object.entries(layers)) {
+    if (!layer) continue;
+    const issue = schemas.check("config", layer);
+    if (issue) throw new ConfigError(`Invalid config (${name === "file" ? "config file" : name}): ${issue.message}`);
+  }
+  const config = mergeConfig(layers.file ?? {}, layers.env ?? {}, layers.flags ?? {});
+  try {
+    parseStoreSpec(config.store);
+  } catch (err) {
+    throw new ConfigError(`Invalid config: ${(err as Error).message.replace(/^--store/, "store")}`);
+  }
+  const ids = new Set<string>();
+  for (const a of config.agents) {
+    if (ids.has(a.id)) throw new ConfigError(`Invalid config: agents has the id "${a.id}" twice`);
+    ids.add(a.id);
+  }
+  if (!isLoopback(config.host) && config.apiKeys.length === 0 && !config.allowOpen) {
+    throw new ConfigError(
+      `Refusing to serve on ${config.host} without client API keys: set apiKeys (or ROUTER_API_KEYS), or pass --allow-open`,
+    );
+  }
+  return config;
+}

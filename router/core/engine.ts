@@ -1,0 +1,423 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { RpcError } from "../rpc/errors.js";
+import type { AgentConnector } from "./agent.js";
+import type { AgentDirectory } from "./agent-directory.js";
+import { CommitQueue } from "./commit-queue.js";
+import {
+  agentText,
+  isTerminal,
+  TASK_STATES,
+  TURN_END_STATES,
+  type StatusUpdate,
+  type AgentUpdate,
+  type DialectName,
+  type LoggedEvent,
+  type SendRequest,
+  type Task,
+  type TaskStatus,
+} from "./model.js";
+import type { TaskStore } from "./store.js";
+import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
+import { applyArtifact, withTimestamp } from "./task-state.js";
+
+/** Hooks for metrics and push notifications; all optional, all called after the fact. */
+export interface EngineObserver {
+  taskStarted?(task: Task): void;
+  turnEnded?(task: Task, durationMs: number): void;
+  eventsCommitted?(events: LoggedEvent[]): void;
+}
+
+export interface EngineOptions {
+  store: TaskStore;
+  agents: AgentDirectory;
+  logger: Logger;
+  /** A turn that has not ended after this long is failed. */
+  taskTimeoutMs: number;
+  /** Events a live stream may hold before it falls back to reading the log. */
+  subscriberCapacity?: number;
+  /** Uncommitted events above which the engine waits for the store before reading the agent further. */
+  maxPendingEvents?: number;
+  /** Events read from the log per page when a stream catches up. */
+  logPageSize?: number;
+  observer?: EngineObserver;
+}
+
+const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
+/** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
+const CANCEL_GRACE_MS = 2000;
+
+/** A task with a turn in progress (or just ended, until its final event is committed). */
+interface LiveTask {
+  task: Task;
+  agent: AgentConnector;
+  committedSeq: number;
+  subscribers: Set<Subscriber>;
+  controller: AbortController;
+  turnEnded: boolean;
+  /** The seq after which this turn's events are logged (the previous turn's final event, or 0). */
+  turnFromSeq: number;
+  /** tasks/cancel is telling the agent: a turn that now ends without a final status was canceled. */
+  canceling?: boolean;
+  startedAt: number;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * The transport-free heart of the router: creates tasks, runs agent turns, appends every agent update to
+ * the task's ordered log (durably, batched per tick), and fans committed events out to live streams.
+ */
+/**
+ * An agent's status as the log may hold it: an unknown state, or a "final" status in a state that does not
+ * end a turn (which would leave the task working forever), becomes a failure that says what the agent sent.
+ */
+function checkedStatus(update: StatusUpdate, agentId: string): StatusUpdate {
+  const { state } = update.status;
+  if (!TASK_STATES.has(state)) {
+    return { ...update, status: { state: "failed", message: agentText(`Agent ${agentId} reported an unknown task state "${String(state)}".`) }, final: true };
+  }
+  if (update.final === true && !TURN_END_STATES.has(state)) {
+    return { ...update, status: { state: "failed", message: agentText(`Agent ${agentId} ended its turn in state "${state}".`) }, final: true };
+  }
+  return update;
+}
+
+function isTurnEnd(event: LoggedEvent): boolean {
+  return event.kind === "status" && event.final;
+}
+
+export class TaskEngine {
+  #opts: EngineOptions & typeof DEFAULTS;
+  #live = new Map<string, LiveTask>();
+  #commits: CommitQueue;
+  #log: Logger;
+  #closing = false;
+  #fallbacks = 0;
+  /** Task ids whose turn is being set up (between the request and the task's first store write). */
+  #starting = new Set<string>();
+
+  constructor(options: EngineOptions) {
+    this.#opts = { ...DEFAULTS, ...options };
+    this.#log = options.logger;
+    this.#commits = new CommitQueue(options.store, (events) => this.#fanOut(events), options.logger);
+  }
+
+  get store(): TaskStore {
+    return this.#opts.store;
+  }
+
+  /** Live tasks and buffered stream events, for metrics. */
+  stats(): { liveTasks: number; streams: number; bufferedEvents: number; pendingCommits: number; logFallbacks: number } {
+    let streams = 0;
+    let bufferedEvents = 0;
+    for (const live of this.#live.values()) {
+      streams += live.subscribers.size;
+      for (const s of live.subscribers) bufferedEvents += s.depth;
+    }
+    return { liveTasks: this.#live.size, streams, bufferedEvents, pendingCommits: this.#commits.pending, logFallbacks: this.#fallbacks };
+  }
+
+  /**
+   * Fails every task a previous run left unfinished, with a message that says so, so none hangs in
+   * `working` forever. Call once before serving.
+   */
+  async recover(): Promise<number> {
+    const unfinished = await this.#opts.store.listUnfinishedTasks();
+    const stuck = unfinished.filter((t) => !TURN_END_STATES.has(t.status.state));
+    for (const task of stuck) {
+      const now = new Date().toISOString();
+      const status: TaskStatus = {
+        state: "failed",
+        message: agentText("The router restarted while this task was in flight; the task was failed."),
+        timestamp: now,
+      };
+      task.lastSeq += 1;
+      task.status = status;
+      task.updatedAt = now;
+      this.#commits.add(task, { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, seq: task.lastSeq });
+    }
+    await this.#commits.flushed();
+    if (stuck.length) this.#log.warn({ tasks: stuck.length }, "failed tasks left in flight by the previous run");
+    return stuck.length;
+  }
+
+  getTask(taskId: string): Promise<Task | undefined> {
+    return this.#opts.store.getTask(taskId);
+  }
+
+  /**
+   * Starts a turn: a new task, or the next turn of a task waiting for input. Resolves once the task is
+   * stored, with the seq after which this turn's events will be logged.
+   */
+  async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
+    if (this.#closing) throw RpcError.internal("router is shutting down");
+    if (req.taskId !== undefined) {
+      // Claim the id before the first await: concurrent sends with one id must not start two turns.
+      if (this.#starting.has(req.taskId)) throw RpcError.invalidParams(`task ${req.taskId} is being started by another request`, "id");
+      this.#starting.add(req.taskId);
+      try {
+        return await this.#startTurn(req, dialect, agent);
+      } finally {
+        this.#starting.delete(req.taskId);
+      }
+    }
+    return this.#startTurn(req, dialect, agent);
+  }
+
+  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
+    const now = new Date().toISOString();
+    let task: Task;
+    const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.#opts.store.getTask(req.taskId))) : undefined;
+    if (existing) {
+      if (this.#live.has(existing.id) || !TURN_END_STATES.has(existing.status.state)) {
+        throw RpcError.invalidParams(`task ${existing.id} is still running a turn; wait for it or cancel it`, "id");
+      }
+      if (isTerminal(existing.status.state)) {
+        // A finished task cannot be restarted (A2A v1.0 3.1: UnsupportedOperationError), in every dialect.
+        throw RpcError.unsupportedOperation(`task ${existing.id} is already ${existing.status.state}; send with a new id`, {
+          taskId: existing.id,
+          state: existing.status.state,
+        });
+      }
+      const owner = this.#opts.agents.find(existing.agentId);
+      if (!owner) throw RpcError.unknownAgent(existing.agentId);
+      agent = owner;
+      if (!agent.isOnline()) throw RpcError.agentUnavailable(agent.info.id);
+      task = existing;
+      task.status = { state: "submitted", timestamp: now };
+      task.history.push(req.message);
+      task.metadata = { ...task.metadata, ...req.metadata };
+      task.updatedAt = now;
+    } else {
+      task = {
+        id: req.taskId ?? randomUUID(),
+        contextId: req.contextId ?? randomUUID(),
+        agentId: agent.info.id,
+        dialect,
+        status: { state: "submitted", timestamp: now },
+        artifacts: [],
+        history: [req.message],
+        metadata: { ...req.metadata },
+        createdAt: now,
+        updatedAt: now,
+        lastSeq: 0,
+      };
+    }
+    req.message.taskId ??= task.id;
+    req.message.contextId ??= task.contextId;
+    const live: LiveTask = {
+      task,
+      agent,
+      committedSeq: task.lastSeq,
+      subscribers: new Set(),
+      controller: new AbortController(),
+      turnEnded: false,
+      turnFromSeq: task.lastSeq,
+      startedAt: Date.now(),
+    };
+    this.#live.set(task.id, live);
+    this.#commits.add(task);
+    await this.#commits.flushed();
+    this.#opts.observer?.taskStarted?.(task);
+    this.#log.info({ task: task.id, agent: agent.info.id, context: task.contextId }, "task turn started");
+    void this.#run(live, req);
+    return { task: structuredClone(task), fromSeq: task.lastSeq };
+  }
+
+  /** Cancels a task: tells the agent, ends the task `canceled`. */
+  async cancel(taskId: string): Promise<Task> {
+    const live = this.#live.get(taskId);
+    if (!live || live.turnEnded) {
+      const task = live?.task ?? (await this.#opts.store.getTask(taskId));
+      if (!task) throw RpcError.taskNotFound(taskId);
+      if (isTerminal(task.status.state) || live?.turnEnded) throw RpcError.taskNotCancelable(taskId, task.status.state);
+      // Waiting for input: no agent is working on it, so the router ends it itself.
+      task.lastSeq += 1;
+      const status: TaskStatus = { state: "canceled", message: agentText("Canceled by the client."), timestamp: new Date().toISOString() };
+      task.status = status;
+      task.updatedAt = status.timestamp!;
+      this.#commits.add(task, { kind: "status", status, final: true, taskId, contextId: task.contextId, seq: task.lastSeq });
+      await this.#commits.flushed();
+      return structuredClone(task);
+    }
+    // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
+    // explicit cancel, not on a dropped connection), but never let a slow agent hold the client up.
+    live.canceling = true;
+    if (live.agent.cancel) {
+      const told = live.agent.cancel(taskId).catch((err) => this.#log.warn({ err, task: taskId }, "agent cancel failed"));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([told, new Promise<void>((r) => (timer = setTimeout(r, CANCEL_GRACE_MS)))]);
+      clearTimeout(timer);
+    }
+    if (live.turnEnded && live.task.status.state !== "canceled") {
+      throw RpcError.taskNotCancelable(taskId, live.task.status.state);
+    }
+    if (!live.turnEnded) this.#endTurn(live, "canceled", "Canceled by the client.");
+    await this.#commits.flushed();
+    return structuredClone(live.task);
+  }
+
+  /**
+   * The task's events with seq > afterSeq, in order, first from the log and then live. It ends after a
+   * turn-ending event that nothing follows: a replay of a multi-turn task goes on through its later turns,
+   * a live stream ends with its turn. A reader that falls behind transparently switches back to the log.
+   */
+  async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+    let cursor = afterSeq;
+    const { store } = this.#opts;
+    for (;;) {
+      if (signal?.aborted) return;
+      const page = await store.readEvents(taskId, cursor, this.#opts.logPageSize);
+      // A log must go cursor+1, cursor+2, ...: anything else (a store written by two routers) would repeat
+      // or loop forever, so it ends the stream loudly instead.
+      if (page.length > 0 && page[0]!.seq !== cursor + 1) {
+        this.#log.error({ task: taskId, after: cursor, got: page[0]!.seq }, "task log is not contiguous; ending the stream");
+        return;
+      }
+      for (let i = 0; i < page.length; i++) {
+        const event = page[i]!;
+        if (i > 0 && event.seq !== page[i - 1]!.seq + 1) {
+          this.#log.error({ task: taskId, after: page[i - 1]!.seq, got: event.seq }, "task log is not contiguous; ending the stream");
+          return;
+        }
+        yield event;
+        cursor = event.seq;
+        if (isTurnEnd(event) && i === page.length - 1 && !(await this.#continuesAfter(taskId, event.seq))) return;
+      }
+      if (page.length === this.#opts.logPageSize) continue;
+      const live = this.#live.get(taskId);
+      if (!live) {
+        // The turn may have ended (and left #live) while we read: its final event is in the log then.
+        if ((await store.readEvents(taskId, cursor, 1)).length > 0) continue;
+        return;
+      }
+      if (live.committedSeq !== cursor) continue;
+      const sub = new Subscriber(this.#opts.subscriberCapacity);
+      live.subscribers.add(sub);
+      try {
+        for (;;) {
+          const next = await sub.next(signal);
+          if (next === CLOSED) return;
+          if (next === OVERFLOW) {
+            this.#fallbacks++;
+            break;
+          }
+          yield next;
+          cursor = next.seq;
+          if (isTurnEnd(next)) return;
+        }
+      } finally {
+        live.subscribers.delete(sub);
+      }
+    }
+  }
+
+  /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */
+  async #continuesAfter(taskId: string, seq: number): Promise<boolean> {
+    const live = this.#live.get(taskId);
+    if (live && live.turnFromSeq >= seq) return true;
+    return (await this.#opts.store.readEvents(taskId, seq, 1)).length > 0;
+  }
+
+  /** Stops taking new turns and fails the ones in progress (the log says why). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const live of this.#live.values()) {
+      // Agents are not told: a hub agent sees the hub close, and its SDK re-sends its results to the next
+      // router, which refuses them for the failed task (the log stays as clients saw it).
+      if (!live.turnEnded) this.#endTurn(live, "failed", "The router shut down while this task was in flight.");
+    }
+    await this.#commits.flushed();
+  }
+
+  async #run(live: LiveTask, req: SendRequest): Promise<void> {
+    const { task, agent } = live;
+    live.timer = setTimeout(() => {
+      if (live.turnEnded) return;
+      this.#endTurn(live, "failed", `Task timed out after ${this.#opts.taskTimeoutMs} ms.`);
+      // The agent may still be working: tell it to stop, as tasks/cancel would.
+      agent.cancel?.(task.id).catch((err) => this.#log.warn({ err, task: task.id }, "agent cancel after timeout failed"));
+    }, this.#opts.taskTimeoutMs);
+    live.timer.unref();
+    // A follow-up turn that does not name a skill goes to the skill the task started with.
+    const named = req.metadata.skill ?? task.metadata.skill;
+    const skill = typeof named === "string" ? named : agent.info.skills[0]?.id;
+    try {
+      const updates = agent.execute({
+        task: structuredClone(task),
+        message: req.message,
+        skill,
+        metadata: req.metadata,
+        signal: live.controller.signal,
+      });
+      for await (const update of updates) {
+        if (live.turnEnded) break;
+        this.#append(live, update);
+        if (live.turnEnded) break;
+        if (this.#commits.pending > this.#opts.maxPendingEvents) await this.#commits.flushed();
+      }
+      if (!live.turnEnded) {
+        if (live.canceling) this.#endTurn(live, "canceled", "Canceled by the client.");
+        else this.#endTurn(live, "failed", `Agent ${agent.info.id} ended its turn without a final status.`);
+      }
+    } catch (err) {
+      if (!live.turnEnded && live.canceling) this.#endTurn(live, "canceled", "Canceled by the client.");
+      else if (!live.turnEnded) {
+        const reason = err instanceof Error ? err.message : String(err);
+        this.#endTurn(live, "failed", reason);
+      }
+    } finally {
+      clearTimeout(live.timer);
+      live.controller.abort();
+    }
+  }
+
+  /** Ends a turn with a status of the router's own (cancel, timeout, a dropped or broken agent). */
+  #endTurn(live: LiveTask, state: "failed" | "canceled", text: string): void {
+    this.#append(live, { kind: "status", status: { state, message: agentText(text) }, final: true });
+    live.controller.abort();
+  }
+
+  #append(live: LiveTask, update: AgentUpdate): void {
+    const { task } = live;
+    const now = new Date().toISOString();
+    const seq = ++task.lastSeq;
+    let event: LoggedEvent;
+    if (update.kind === "status") {
+      update = checkedStatus(update, live.agent.info.id);
+      const status = withTimestamp(update.status, now);
+      const final = update.final === true || TURN_END_STATES.has(status.state);
+      event = { ...update, status, final, taskId: task.id, contextId: task.contextId, seq };
+      task.status = status;
+      if (final) {
+        live.turnEnded = true;
+        if (status.message) task.history.push({ ...status.message, taskId: task.id, contextId: task.contextId });
+        if (update.metadata) task.metadata = { ...task.metadata, ...update.metadata };
+      }
+    } else {
+      event = { ...update, taskId: task.id, contextId: task.contextId, seq };
+      applyArtifact(task, update);
+    }
+    task.updatedAt = now;
+    this.#commits.add(task, event);
+    if (live.turnEnded) {
+      clearTimeout(live.timer);
+      const duration = Date.now() - live.startedAt;
+      this.#log.info({ task: task.id, agent: live.agent.info.id, state: task.status.state, durationMs: duration, events: seq }, "task turn ended");
+      this.#opts.observer?.turnEnded?.(task, duration);
+    }
+  }
+
+  #fanOut(events: LoggedEvent[]): void {
+    for (const event of events) {
+      const live = this.#live.get(event.taskId);
+      if (!live) continue;
+      live.committedSeq = event.seq;
+      for (const sub of live.subscribers) sub.push(event);
+      if (event.kind === "status" && event.final && live.turnEnded && live.task.lastSeq === event.seq) {
+        this.#live.delete(event.taskId);
+      }
+    }
+    this.#opts.observer?.eventsCommitted?.(events);
+  }
+}

@@ -1,0 +1,7 @@
+/** The transport-free engine: task model, agent and store interfaces, the engine itself. */
+export { TaskEngine, type EngineOptions, type EngineObserver } from "./engine.js";
+export type { AgentConnector, AgentInfo, AgentSkill, AgentTransport, ExecuteContext } from "./agent.js";
+export type { AgentDirectory } from "./agent-directory.js";
+export type { CommitBatch, ListTasksQuery, MemoryRecord, TaskStore } from "./store.js";
+export * from "./model.js";
+export { AsyncQueue } from "./async-queue.js";

@@ -1,0 +1,67 @@
+import type { LoggedEvent, PushNotificationConfig, Task } from "./model.js";
+
+/** One tick's worth of writes: new or changed task snapshots and the events appended to their logs. */
+export interface CommitBatch {
+  tasks: Task[];
+  events: LoggedEvent[];
+}
+
+/** The equality filters of a task listing; an absent member matches every task. */
+export interface ListTasksFilter {
+  contextId?: string;
+  state?: string;
+  agentId?: string;
+}
+
+/**
+ * A position in listTasks's order (updatedAt descending, then id descending): the last task of the previous
+ * page. Both members are needed because many tasks can share one updatedAt millisecond.
+ */
+export interface TaskCursor {
+  /** ISO time, compared as epoch milliseconds. */
+  updatedAt: string;
+  id: string;
+}
+
+export interface ListTasksQuery extends ListTasksFilter {
+  /** Only tasks strictly after this cursor in the listing order (cursor paging). */
+  before?: TaskCursor;
+  limit: number;
+}
+
+/** A conversation entry of a hosted agent (the Eliza runtime's memories). */
+export interface MemoryRecord {
+  id: string;
+  roomId: string;
+  agentId: string;
+  role: "user" | "assistant";
+  content: Record<string, unknown>;
+  createdAt: number;
+}
+
+/**
+ * Where tasks, their event logs and conversations live. Small and async so memory, SQLite and Redis all
+ * fit; every implementation passes tests/store.contract.ts. Implementations copy on save and on load:
+ * callers may mutate what they pass in or get back.
+ */
+export interface TaskStore {
+  readonly kind: "memory" | "sqlite" | "redis";
+  /** Writes a batch atomically: either every task and event in it is stored or none is. */
+  commit(batch: CommitBatch): Promise<void>;
+  getTask(id: string): Promise<Task | undefined>;
+  /** Events with seq > afterSeq, ascending, at most `limit`. */
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]>;
+  /** Newest `updatedAt` first, ties by id descending (ids compared by code point, as UTF-8 bytes sort). */
+  listTasks(query: ListTasksQuery): Promise<Task[]>;
+  /** How many tasks match the filters, over all pages (a listing's `totalSize`). */
+  countTasks(filter: ListTasksFilter): Promise<number>;
+  /** Tasks not in a terminal state (used at start-up to fail what a previous run left in flight). */
+  listUnfinishedTasks(): Promise<Task[]>;
+  setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void>;
+  getPushConfigs(taskId: string): Promise<PushNotificationConfig[]>;
+  deletePushConfig(taskId: string, configId: string): Promise<void>;
+  addMemory(memory: MemoryRecord): Promise<void>;
+  /** Oldest first; the newest `limit` when given. */
+  listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,94 @@
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "pino";
+import type { AgentRegistry } from "../agents/registry.js";
+import type { RouterMetrics } from "../observability/metrics.js";
+import type { Dispatcher } from "../rpc/dispatcher.js";
+import { failure } from "../rpc/envelope.js";
+import { RpcError } from "../rpc/errors.js";
+import { agentCard, routerCard, type CardContext } from "../cards/index.js";
+import { apiKeyGuard } from "./auth.js";
+import { requestOrigin } from "./origin.js";
+import { rpcHandler } from "./rpc-route.js";
+
+export interface AppDeps {
+  dispatcher: Dispatcher;
+  agents: AgentRegistry;
+  metrics: RouterMetrics;
+  logger: Logger;
+  apiKeys: readonly string[];
+  maxBodyBytes: number;
+  heartbeatMs: number;
+  /** Resolves the public base URL for cards (the listening address is known only after listen). */
+  card: (origin?: string) => CardContext;
+  /** GET /api/conversations/{sessionId}/messages, when a hosted agent keeps conversations. */
+  conversations?: (sessionId: string) => Promise<unknown>;
+}
+
+const CARD_PATHS = ["/.well-known/agent.json", "/.well-known/agent-card.json"];
+
+/** The HTTP surface of CONTRACT section 2, as a thin express layer over the dispatcher. */
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  const guard = apiKeyGuard(deps.apiKeys);
+  const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
+  const rpc = rpcHandler(deps);
+
+  app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  // A browser or curl pointed at the root learns where things are instead of a bare 404.
+  app.get("/", (req, res) => {
+    const { baseUrl, version } = deps.card(requestOrigin(req));
+    res.json({
+      name: "a2a-router",
+      version,
+      rpc: `${baseUrl}/rpc`,
+      card: `${baseUrl}/.well-known/agent-card.json`,
+      agents: `${baseUrl}/agents`,
+      hub: `${baseUrl.replace(/^http/, "ws")}/hub`,
+    });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  app.get(CARD_PATHS, (req, res) => void res.json(routerCard(deps.agents.list().map((a) => a.info), deps.card(requestOrigin(req)))));
+  app.get(
+    CARD_PATHS.map((p) => `/agents/:agentId${p}`),
+    (req, res) => {
+      const agent = deps.agents.find(String(req.params.agentId));
+      if (!agent) return void res.status(404).json({ error: `unknown agent "${req.params.agentId}"` });
+      res.json(agentCard(agent.info, deps.card(requestOrigin(req))));
+    },
+  );
+
+  app.get("/agents", guard, (req, res) => {
+    const ctx = deps.card(requestOrigin(req));
+    res.json({
+      agents: deps.agents.list().map((a) => ({
+        id: a.info.id,
+        name: a.info.name,
+        transport: a.info.transport,
+        online: a.isOnline(),
+        card: agentCard(a.info, ctx),
+      })),
+    });
+  });
+
+  app.get("/api/conversations/:sessionId/messages", guard, async (req, res) => {
+    if (!deps.conversations) return void res.json({ messages: [] });
+    res.json(await deps.conversations(String(req.params.sessionId)));
+  });
+
+  app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
+
+  app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === "entity.too.large") {
+      return void res
+        .status(413)
+        .json(failure(null, RpcError.invalidRequest(`request body exceeds limits.maxBodyBytes (${deps.maxBodyBytes} bytes)`).toJSON()));
+    }
+    deps.logger.error({ err }, "request failed");
+    if (!res.headersSent) res.status(err.status ?? 500).json(failure(null, RpcError.internal(err.message).toJSON()));
+  });
+  return app;
+}

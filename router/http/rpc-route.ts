@@ -1,0 +1,62 @@
+import type { Request, Response } from "express";
+import type { Logger } from "pino";
+import type { RouterMetrics } from "../observability/metrics.js";
+import { failure } from "../rpc/envelope.js";
+import { RpcError } from "../rpc/errors.js";
+import type { Dispatcher } from "../rpc/dispatcher.js";
+import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
+import { SseWriter } from "../sse/writer.js";
+import { requestOrigin } from "./origin.js";
+
+export interface RpcRouteDeps {
+  dispatcher: Dispatcher;
+  heartbeatMs: number;
+  logger: Logger;
+  metrics: RouterMetrics;
+}
+
+/** The express adapter around the dispatcher: parses the body, answers JSON or pipes SSE frames. */
+export function rpcHandler(deps: RpcRouteDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof req.body === "string" ? req.body : "");
+    } catch (err) {
+      res.status(200).json(failure(null, RpcError.parse((err as Error).message).toJSON()));
+      return;
+    }
+    if (exceedsDepth(body)) {
+      res.status(200).json(failure(null, RpcError.invalidRequest(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`).toJSON()));
+      return;
+    }
+    const aborter = new AbortController();
+    res.on("close", () => aborter.abort());
+    const result = await deps.dispatcher.dispatch(body, {
+      // v1.0 3.6: the version may also come as a query parameter.
+      a2aVersion: req.get("a2a-version") ?? (typeof req.query["A2A-Version"] === "string" ? req.query["A2A-Version"] : undefined),
+      lastEventId: req.get("last-event-id"),
+      pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
+      origin: requestOrigin(req),
+      signal: aborter.signal,
+    });
+    if (result.kind === "json") {
+      if (result.body === undefined) res.status(204).end();
+      else res.status(200).json(result.body);
+      return;
+    }
+    const writer = new SseWriter(res, deps.heartbeatMs);
+    writer.open();
+    deps.metrics.sseStreams.inc();
+    try {
+      for await (const frame of result.frames) {
+        if (!writer.write(frame)) await writer.drained();
+        if (writer.closed) break;
+      }
+    } catch (err) {
+      deps.logger.error({ err }, "stream failed");
+    } finally {
+      deps.metrics.sseStreams.dec();
+      writer.end();
+    }
+  };
+}

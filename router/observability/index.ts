@@ -1,0 +1,3 @@
+/** Logging (pino) and Prometheus metrics (prom-client). */
+export { createLogger, silentLogger } from "./logger.js";
+export { RouterMetrics } from "./metrics.js";

@@ -1,0 +1,99 @@
+/** Every JSON-RPC error code the router uses. No code literal appears anywhere else. */
+export const RPC_ERROR_CODES = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  PUSH_NOT_SUPPORTED: -32003,
+  UNSUPPORTED_OPERATION: -32004,
+  CONTENT_TYPE_NOT_SUPPORTED: -32005,
+  INVALID_AGENT_RESPONSE: -32006,
+  EXTENDED_CARD_NOT_CONFIGURED: -32007,
+  VERSION_NOT_SUPPORTED: -32009,
+  AGENT_UNAVAILABLE: -32050,
+} as const;
+
+export type RpcErrorCode = (typeof RPC_ERROR_CODES)[keyof typeof RPC_ERROR_CODES];
+
+export interface RpcErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A JSON-RPC error with the router's factories; `toJSON()` is the wire `error` member. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "RpcError";
+  }
+
+  toJSON(): RpcErrorBody {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  static parse(detail: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.PARSE_ERROR, `Parse error: ${detail}`);
+  }
+  static invalidRequest(detail: string, field?: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, `Invalid request: ${detail}`, field ? { field } : undefined);
+  }
+  static methodNotFound(method: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
+  }
+  static invalidParams(detail: string, field: string, extra?: Record<string, unknown>): RpcError {
+    return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `Invalid params: ${detail}`, { field, ...extra });
+  }
+  static internal(detail: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.INTERNAL_ERROR, `Internal error: ${detail}`);
+  }
+  static taskNotFound(taskId: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.TASK_NOT_FOUND, `Task not found: ${taskId}`, { taskId });
+  }
+  static taskNotCancelable(taskId: string, state: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.TASK_NOT_CANCELABLE, `Task cannot be canceled: ${taskId} is ${state}`, {
+      taskId,
+      state,
+    });
+  }
+  static pushNotSupported(): RpcError {
+    return new RpcError(RPC_ERROR_CODES.PUSH_NOT_SUPPORTED, "Push Notification is not supported");
+  }
+  static unsupportedOperation(detail: string, data?: Record<string, unknown>): RpcError {
+    return new RpcError(RPC_ERROR_CODES.UNSUPPORTED_OPERATION, `This operation is not supported: ${detail}`, data);
+  }
+  static versionNotSupported(version: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.VERSION_NOT_SUPPORTED, `A2A version not supported: ${version}`, { version });
+  }
+  static extendedCardNotConfigured(): RpcError {
+    return new RpcError(RPC_ERROR_CODES.EXTENDED_CARD_NOT_CONFIGURED, "Extended agent card is not configured");
+  }
+  static invalidAgentResponse(detail: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.INVALID_AGENT_RESPONSE, `Invalid agent response: ${detail}`);
+  }
+  static unknownAgent(agent: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `Invalid params: unknown agent "${agent}"`, {
+      field: "metadata.agent",
+      agent,
+    });
+  }
+  static agentUnavailable(agent: string): RpcError {
+    return new RpcError(RPC_ERROR_CODES.AGENT_UNAVAILABLE, "agent unavailable", { agent });
+  }
+}
+
+/** Maps anything thrown to an RpcError; unknown errors become -32603 without leaking stacks. */
+export function toRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return RpcError.internal(message);
+}

@@ -1,0 +1,223 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Socket } from "node:net";
+import type { Logger } from "pino";
+import { createEchoAgent } from "../agents/echo/index.js";
+import { createElizaAgent } from "../agents/eliza/index.js";
+import { AgentHub } from "../hub/index.js";
+import { AgentRegistry } from "./agents/registry.js";
+import { mergeConfig, isLoopback, type RouterConfig, type RouterConfigInput } from "./config/config.js";
+import { ConfigError } from "./config/load.js";
+import type { AgentConnector } from "./core/agent.js";
+import { TaskEngine, type EngineOptions } from "./core/engine.js";
+import type { TaskStore } from "./core/store.js";
+import { extendedCardProvider, type CardContext } from "./cards/index.js";
+import type { LoggedEvent, Task } from "./core/model.js";
+import { createApp } from "./http/app.js";
+import { PushNotifier } from "./push/index.js";
+import { silentLogger } from "./observability/logger.js";
+import { RouterMetrics } from "./observability/metrics.js";
+import { Dispatcher } from "./rpc/dispatcher.js";
+import { SchemaRegistry } from "./schema/validator.js";
+import { openStore } from "./store/index.js";
+import { HttpAgent } from "./upstream/http-agent.js";
+import { VERSION } from "./version.js";
+
+/** How long start-up waits for upstream agents' cards before serving anyway. */
+const STARTUP_DISCOVERY_MS = 2000;
+
+/** Options of `startRouter`: a config (or parts of one) plus what cannot be put in a file. */
+export interface RouterOptions {
+  /** A complete config (from resolveConfig) or parts of one laid over the defaults. */
+  config?: RouterConfig | RouterConfigInput;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it). */
+  store?: string | TaskStore;
+  logger?: Logger;
+  /** Extra hosted agents, besides `echo` and `eliza`. */
+  hostedAgents?: AgentConnector[];
+  /** Set false to run without the hosted `eliza` agent. */
+  eliza?: boolean;
+  /** Environment for the eliza agent's model (OPENAI_BASE_URL, ...); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Serves GET /api/conversations/{sessionId}/messages. */
+  conversations?: (sessionId: string) => Promise<unknown>;
+  /** Shared schema registry (compiled once); one is made when absent. */
+  schemas?: SchemaRegistry;
+  /** Engine buffer sizes (tests and benchmarks). */
+  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents">;
+}
+
+/** A running router. */
+export interface RunningRouter {
+  /** http://host:port */
+  url: string;
+  host: string;
+  port: number;
+  config: RouterConfig;
+  engine: TaskEngine;
+  agents: AgentRegistry;
+  hub: AgentHub;
+  metrics: RouterMetrics;
+  server: Server;
+  /** Stops serving: fails turns in flight (logged), closes streams, the hub and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the router: store, agents, engine, HTTP + WebSocket on one port. Resolves once listening and
+ * once tasks a previous run left in flight have been failed.
+ */
+export async function startRouter(options: RouterOptions = {}): Promise<RunningRouter> {
+  const config = mergeConfig(options.config ?? {}, {
+    ...(options.host !== undefined && { host: options.host }),
+    ...(options.port !== undefined && { port: options.port }),
+    ...(typeof options.store === "string" && { store: options.store }),
+  });
+  const logger = options.logger ?? silentLogger();
+  const schemas = options.schemas ?? new SchemaRegistry();
+  const store = typeof options.store === "object" ? options.store : await openStore(config.store, { logger });
+
+  const agents = new AgentRegistry();
+  agents.set(createEchoAgent());
+  let conversations = options.conversations;
+  // A caller that brings its own `eliza` (embedding, tests) replaces the built-in one rather than shadowing it.
+  const ownEliza = options.hostedAgents?.some((a) => a.info.id === "eliza") ?? false;
+  if (options.eliza !== false && !ownEliza) {
+    try {
+      const eliza = await createElizaAgent({
+        store,
+        logger,
+        characterPath: config.eliza.character,
+        pluginPaths: config.eliza.plugins,
+        env: options.env ?? process.env,
+      });
+      agents.set(eliza);
+      conversations ??= (sessionId) => eliza.readConversation(sessionId);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+  for (const hosted of options.hostedAgents ?? []) agents.set(hosted);
+  const taken = config.agents.find((a) => agents.find(a.id));
+  if (taken) {
+    await store.close();
+    throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
+  }
+  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger));
+  for (const a of httpAgents) agents.set(a);
+  // Cards are read before serving, but a slow or hanging upstream must not hold the router's start-up:
+  // past the bound, lookups finish in the background (a turn waits for its agent's lookup).
+  let startupTimer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(httpAgents.map((a) => a.discover())),
+    new Promise<void>((r) => (startupTimer = setTimeout(r, STARTUP_DISCOVERY_MS))),
+  ]);
+  clearTimeout(startupTimer);
+
+  let hub: AgentHub | undefined;
+  let engine: TaskEngine | undefined;
+  const metrics = new RouterMetrics({
+    liveTasks: () => engine?.stats().liveTasks ?? 0,
+    streams: () => engine?.stats().streams ?? 0,
+    bufferedEvents: () => engine?.stats().bufferedEvents ?? 0,
+    pendingCommits: () => engine?.stats().pendingCommits ?? 0,
+    logFallbacks: () => engine?.stats().logFallbacks ?? 0,
+    hubAgents: () => hub?.onlineCount() ?? 0,
+  });
+  const push = new PushNotifier({ store, logger });
+  const observer = {
+    taskStarted: (task: Task) => metrics.taskStarted(task),
+    turnEnded: (task: Task, durationMs: number) => metrics.turnEnded(task, durationMs),
+    eventsCommitted: (events: LoggedEvent[]) => {
+      metrics.eventsCommitted(events);
+      push.notify(events);
+    },
+  };
+  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer });
+  await engine.recover();
+
+  const noTokens = Object.keys(config.hub.tokens).length === 0;
+  hub = new AgentHub({
+    registry: agents,
+    schemas,
+    logger,
+    tokens: config.hub.tokens,
+    allowAnonymous: config.hub.allowAnonymous ?? (noTokens && isLoopback(config.host)),
+    timeoutMs: config.hub.timeoutMs,
+  });
+
+  const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");
+  if (!agents.find(defaultAgent)) {
+    await store.close();
+    throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
+  }
+  let baseUrl = "";
+  // Cards name the router as the client reached it (its Host header) when known, else the bind address.
+  const cardContext = (origin?: string): CardContext => ({
+    baseUrl: origin ?? baseUrl,
+    version: VERSION,
+    pushNotifications: true,
+    extendedCard: true,
+    apiKeyRequired: config.apiKeys.length > 0,
+  });
+  const dispatcher = new Dispatcher({ engine, agents, schemas, defaultAgent, push, extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId) });
+  const app = createApp({
+    dispatcher,
+    agents,
+    metrics,
+    logger,
+    apiKeys: config.apiKeys,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    heartbeatMs: config.heartbeatMs,
+    card: cardContext,
+    conversations,
+  });
+
+  const server = createServer(app);
+  const sockets = new Set<Socket>();
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.on("upgrade", (req, socket, head) => {
+    if (!hub!.handleUpgrade(req, socket, head)) socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
+  baseUrl = `http://${urlHost === "0.0.0.0" ? "127.0.0.1" : urlHost}:${port}`;
+  logger.info({ url: baseUrl, store: store.kind, agents: agents.list().map((a) => a.info.id) }, "a2a-router listening");
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: baseUrl,
+    host: config.host,
+    port,
+    config,
+    engine,
+    agents,
+    hub,
+    metrics,
+    server,
+    close() {
+      closed ??= (async () => {
+        server.close();
+        await engine!.close();
+        await hub!.close();
+        await push.close();
+        // Streams end once their final event is written; give them that, then cut what is left.
+        await new Promise((r) => setImmediate(r));
+        for (const s of sockets) s.destroy();
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}

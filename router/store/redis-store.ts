@@ -1,0 +1,462 @@
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { hostname } from "node:os";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import { silentLogger } from "../observability/logger.js";
+import {
+  checkCount,
+  checkListQuery,
+  checkSeq,
+  isAfterCursor,
+  isUnfinished,
+  matchesFilters,
+  newestFirst,
+  pushConfigId,
+  timeMs,
+} from "./common.js";
+
+export interface RedisStoreOptions {
+  /** Prepended to every key, so several routers (or test runs) can share one Redis. Default "a2a-router:". */
+  prefix?: string;
+  /**
+   * How long the `<prefix>owner` key outlives its last refresh (it is refreshed every third of this), so how
+   * long a router that died without closing keeps the next one out. Default 15 000 ms.
+   */
+  ownerTtlMs?: number;
+  /** Where losing or retaking the owner key is reported. Default: nowhere. */
+  logger?: Pick<Logger, "warn" | "error">;
+}
+
+const DEFAULTS: Required<RedisStoreOptions> = { prefix: "a2a-router:", ownerTtlMs: 15_000, logger: silentLogger() };
+
+/** ioredis states in which a socket is open or opening. */
+const LIVE_STATES: ReadonlySet<string> = new Set(["connecting", "connect", "ready"]);
+
+/** Reconnect back-off: `times * RETRY_STEP_MS`, capped. */
+const RETRY_STEP_MS = 50;
+const RETRY_MAX_MS = 2000;
+
+/** Tasks fetched per round trip while listTasks filters beyond what its index narrows. */
+const LIST_CHUNK = 200;
+
+/** Event jsons per RPUSH inside COMMIT_LUA: Lua's unpack() fails beyond a few thousand values. */
+const PUSH_SLICE = 1000;
+
+/**
+ * One commit batch, atomically. First every log is checked, before anything is written (a script that fails
+ * halfway keeps what it wrote): an event with seq <= the log's length is already stored and skipped (a batch
+ * resent after a reconnect, or retried by the commit queue, lands once), seq = length + 1 is appended, anything
+ * further fails the whole script with the message `continuesLog` (common.ts) uses. Then per task: store the
+ * JSON, index it by updatedAt in `tasks` and in its context, agent and state sets, and drop it from the sets it
+ * left (`taskmeta` remembers where each task is indexed), so every index holds exactly its matching tasks and
+ * countTasks is a ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless. Then append.
+ * Keys are built from the prefix inside the script (a standalone Redis, like the MULTI it replaces).
+ * ARGV: prefix, task count, per task (id, ms, contextId, agentId, state, "1" if unfinished else "0", json),
+ * then per log (taskId, event count, the events' seqs, the events' jsons).
+ */
+const COMMIT_LUA = `
+local p = ARGV[1]
+local i = 3 + 7 * tonumber(ARGV[2])
+local appends = {}
+while i <= #ARGV do
+  local id, count = ARGV[i], tonumber(ARGV[i + 1])
+  local key = p .. 'events:' .. id
+  local last = redis.call('LLEN', key)
+  local jsons = {}
+  for k = 0, count - 1 do
+    local seq = tonumber(ARGV[i + 2 + k])
+    if seq == last + 1 then
+      last = seq
+      jsons[#jsons + 1] = ARGV[i + 2 + count + k]
+    elseif seq > last + 1 then
+      return redis.error_reply('event seq ' .. seq .. ' of task ' .. id ..
+        ' would leave a gap: its stored log ends at seq ' .. last)
+    end
+  end
+  if #jsons > 0 then appends[#appends + 1] = {key, jsons} end
+  i = i + 2 + 2 * count
+end
+i = 3
+for _ = 1, tonumber(ARGV[2]) do
+  local id, ms, ctx, agent, state = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local meta = cjson.encode({ctx, agent, state})
+  local old = redis.call('HGET', p .. 'taskmeta', id)
+  if old and old ~= meta then
+    local o = cjson.decode(old)
+    if o[1] ~= ctx then redis.call('ZREM', p .. 'tasks:ctx:' .. o[1], id) end
+    if o[2] ~= agent then redis.call('ZREM', p .. 'tasks:agent:' .. o[2], id) end
+    if o[3] ~= state then redis.call('ZREM', p .. 'tasks:state:' .. o[3], id) end
+  end
+  redis.call('HSET', p .. 'taskmeta', id, meta)
+  redis.call('SET', p .. 'task:' .. id, ARGV[i + 6])
+  redis.call('ZADD', p .. 'tasks', ms, id)
+  redis.call('ZADD', p .. 'tasks:ctx:' .. ctx, ms, id)
+  redis.call('ZADD', p .. 'tasks:agent:' .. agent, ms, id)
+  redis.call('ZADD', p .. 'tasks:state:' .. state, ms, id)
+  if ARGV[i + 5] == '1' then redis.call('SADD', p .. 'unfinished', id)
+  else redis.call('SREM', p .. 'unfinished', id) end
+  i = i + 7
+end
+for _, log in ipairs(appends) do
+  local key, jsons = log[1], log[2]
+  for from = 1, #jsons, ${PUSH_SLICE} do
+    redis.call('RPUSH', key, unpack(jsons, from, math.min(from + ${PUSH_SLICE} - 1, #jsons)))
+  end
+end
+return 1`;
+
+/** COMMIT_LUA as ioredis registers it (EVALSHA, loading the script again after a NOSCRIPT). */
+type CommitScript = (...argv: string[]) => Promise<unknown>;
+
+/**
+ * Adds a memory once (HSETNX), then indexes it in its room by createdAt. The member is a zero-padded counter
+ * plus the id, so records with equal createdAt keep insertion order (a sorted set orders ties by member).
+ * KEYS: memories hash, room zset, counter. ARGV: id, createdAt, json.
+ */
+const ADD_MEMORY_LUA = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then return 0 end
+local n = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[2], ARGV[2], string.format('%016d', n) .. ':' .. ARGV[1])
+return 1`;
+
+/**
+ * Takes or keeps the owner key. KEYS: the key. ARGV: this store's token, TTL in ms.
+ * Returns 1 when it was ours (TTL renewed), 2 when it was free (taken), 0 when another router holds it.
+ */
+const CLAIM_OWNER_LUA = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 2`;
+
+/** Deletes the owner key if it is still ours. KEYS: the key. ARGV: this store's token. */
+const RELEASE_OWNER_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** What CLAIM_OWNER_LUA answers. */
+const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
+
+/**
+ * A TaskStore in Redis (ioredis). `new RedisStore(url, { prefix })`; `redis://` and `rediss://` URLs.
+ *
+ * Layout under the prefix: `task:<id>` JSON string; `tasks` sorted set by updatedAt (ms), plus
+ * `tasks:ctx:<contextId>`, `tasks:agent:<agentId>` and `tasks:state:<state>` for the filters, and `taskmeta`
+ * hash (id -> where the task is indexed); `unfinished` set of task ids; `events:<taskId>` list where seq n is
+ * index n-1 (readEvents is one LRANGE); `push:<taskId>` hash by config id; `memories` hash by id and
+ * `room:<roomId>` sorted set by createdAt. Needs Redis 7 or newer (countTasks uses ZINTERCARD).
+ *
+ * One router per store (Redis URL, database and prefix): `connect()` takes the key `<prefix>owner` (SET NX with
+ * a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that TTL until `close()`, which
+ * deletes it. While another live router holds it, `connect()` fails with "store redis://... (prefix P) is in
+ * use by another a2a-router; it frees itself 15 s after that router stops". A router killed without closing
+ * (SIGKILL, a crash) keeps the next one out until its key expires, at most one TTL. Losing the key to another
+ * router (after this one could not renew it for a whole TTL) is logged as an error. A store used without
+ * `connect()` takes no key.
+ *
+ * A commit is one Lua script (COMMIT_LUA), atomic like a MULTI/EXEC, and idempotent: ioredis resends a
+ * command left unanswered by a dropped connection, and the commit queue retries a batch whose outcome it did
+ * not hear, so the same batch can run twice; its events are stored once. Every method serializes its input
+ * before its first await, so callers may mutate what they passed as soon as the call returns. Push configs come
+ * back ordered by config id; adding a memory whose id is already stored is a no-op.
+ */
+export class RedisStore implements TaskStore {
+  readonly kind = "redis" as const;
+  readonly url: string;
+  readonly prefix: string;
+  #redis: Redis;
+  #commitScript: CommitScript;
+  #lastError: Error | undefined;
+  #failFast = false;
+  #ownerTtlMs: number;
+  #log: Pick<Logger, "warn" | "error">;
+  /** This store's value of the owner key, once `connect()` has taken it; cleared by `close()`. */
+  #ownerToken: string | undefined;
+  #ownerTimer: NodeJS.Timeout | undefined;
+  /** Whether the last claim found the key ours, so only changes are logged. */
+  #owning = false;
+  #renewing = false;
+
+  constructor(url: string, options: RedisStoreOptions = {}) {
+    const opts = { ...DEFAULTS, ...options };
+    if (!Number.isSafeInteger(opts.ownerTtlMs) || opts.ownerTtlMs < 3) {
+      throw new RangeError(`ownerTtlMs must be an integer of at least 3: got ${String(opts.ownerTtlMs)}`);
+    }
+    this.url = url;
+    this.prefix = opts.prefix;
+    this.#ownerTtlMs = opts.ownerTtlMs;
+    this.#log = opts.logger;
+    // Lazy, so `connect()` can report a bad address at start-up; any command connects on its own too.
+    this.#redis = new Redis(url, {
+      lazyConnect: true,
+      // Fail fast while `connect()` runs (a reconnect timer would outlive the failure); back off later.
+      retryStrategy: (times) => (this.#failFast ? null : Math.min(times * RETRY_STEP_MS, RETRY_MAX_MS)),
+    });
+    // Without a listener ioredis prints every failed reconnect; commands still fail with their own error.
+    this.#redis.on("error", (err: Error) => (this.#lastError = err));
+    this.#redis.defineCommand("a2aRouterCommit", { numberOfKeys: 0, lua: COMMIT_LUA });
+    const commands = this.#redis as unknown as Record<"a2aRouterCommit", CommitScript>;
+    this.#commitScript = commands.a2aRouterCommit.bind(this.#redis);
+  }
+
+  /**
+   * Connects now, selects the URL's database and takes the owner key, failing with one line naming the
+   * (password-free) URL when Redis cannot be reached, has no such database, or another router holds the key.
+   */
+  async connect(): Promise<void> {
+    this.#failFast = true;
+    this.#lastError = undefined;
+    try {
+      // Already connecting (a command came first): the ping waits for that connection instead.
+      if (this.#redis.status === "wait" || this.#redis.status === "end") await this.#redis.connect();
+      await this.#redis.ping();
+    } catch (err) {
+      await this.close();
+      const reason = (this.#lastError ?? (err as Error)).message;
+      throw new Error(`cannot connect to Redis at ${redactUrl(this.url)}: ${reason}`, { cause: err });
+    } finally {
+      this.#failFast = false;
+    }
+    // ioredis selects the URL's database itself, but when that fails it only emits an error and carries on
+    // in database 0: select again and stop here instead.
+    const db = this.#redis.options.db ?? 0;
+    try {
+      await this.#redis.select(db);
+    } catch (err) {
+      await this.close();
+      throw new Error(`cannot use database ${db} of Redis at ${redactUrl(this.url)}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    await this.#takeOwnership();
+  }
+
+  async commit(batch: CommitBatch): Promise<void> {
+    // Everything is serialized (and every updatedAt checked) before anything is sent: all or nothing.
+    const argv: string[] = [this.prefix, String(batch.tasks.length)];
+    for (const t of batch.tasks) {
+      const ms = String(timeMs("updatedAt", t.updatedAt));
+      argv.push(t.id, ms, t.contextId, t.agentId, t.status.state, isUnfinished(t) ? "1" : "0", JSON.stringify(t));
+    }
+    const logs = new Map<string, { seqs: string[]; jsons: string[] }>();
+    for (const e of batch.events) {
+      checkSeq(e.taskId, e.seq);
+      let log = logs.get(e.taskId);
+      if (!log) logs.set(e.taskId, (log = { seqs: [], jsons: [] }));
+      log.seqs.push(String(e.seq));
+      log.jsons.push(JSON.stringify(e));
+    }
+    if (batch.tasks.length === 0 && logs.size === 0) return;
+    for (const [taskId, { seqs, jsons }] of logs) argv.push(taskId, String(seqs.length), ...seqs, ...jsons);
+    try {
+      await this.#commitScript(...argv);
+    } catch (err) {
+      throw new Error(`Redis commit failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async getTask(id: string): Promise<Task | undefined> {
+    const json = await this.#redis.get(this.#key("task", id));
+    return json === null ? undefined : (JSON.parse(json) as Task);
+  }
+
+  async readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+    checkCount("afterSeq", afterSeq);
+    checkCount("limit", limit);
+    if (limit === 0) return [];
+    // seq n sits at index n-1, so the events after afterSeq start at index afterSeq.
+    const jsons = await this.#redis.lrange(this.#key("events", taskId), afterSeq, afterSeq + limit - 1);
+    return jsons.map((json) => JSON.parse(json) as LoggedEvent);
+  }
+
+  async listTasks(query: ListTasksQuery): Promise<Task[]> {
+    const cursor = checkListQuery(query);
+    const [index = this.#key("tasks")] = this.#filterIndexes(query);
+    // Inclusive: tasks sharing the cursor's millisecond are sorted out by id below.
+    const max = cursor === undefined ? "+inf" : String(cursor.ms);
+    const out: Task[] = [];
+    for (let offset = 0; out.length < query.limit; offset += LIST_CHUNK) {
+      const ids = await this.#redis.zrevrangebyscore(index, max, "-inf", "LIMIT", offset, LIST_CHUNK);
+      // Every filter is checked on the task itself too: an index written before `taskmeta` may be stale.
+      for (const t of await this.#getTasks(ids)) {
+        const inRange = cursor === undefined || isAfterCursor(t, cursor);
+        if (inRange && matchesFilters(t, query) && out.push(t) === query.limit) break;
+      }
+      if (ids.length < LIST_CHUNK) break;
+    }
+    return out;
+  }
+
+  /** Exact without reading any task: COMMIT_LUA keeps every index to exactly the tasks it names. */
+  async countTasks(filter: ListTasksFilter): Promise<number> {
+    const indexes = this.#filterIndexes(filter);
+    if (indexes.length === 0) return this.#redis.zcard(this.#key("tasks"));
+    if (indexes.length === 1) return this.#redis.zcard(indexes[0]);
+    return this.#redis.zintercard(indexes.length, ...indexes);
+  }
+
+  /** Oldest update first. */
+  async listUnfinishedTasks(): Promise<Task[]> {
+    const ids = await this.#redis.smembers(this.#key("unfinished"));
+    const tasks = (await this.#getTasks(ids)).filter(isUnfinished);
+    return tasks.sort((a, b) => newestFirst(b, a));
+  }
+
+  async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    const json = JSON.stringify(config);
+    await this.#redis.hset(this.#key("push", taskId), pushConfigId(config), json);
+  }
+
+  /** Ordered by config id. */
+  async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    const byId = await this.#redis.hgetall(this.#key("push", taskId));
+    return Object.keys(byId)
+      .sort()
+      .map((id) => JSON.parse(byId[id]) as PushNotificationConfig);
+  }
+
+  async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    await this.#redis.hdel(this.#key("push", taskId), configId);
+  }
+
+  async addMemory(memory: MemoryRecord): Promise<void> {
+    const json = JSON.stringify(memory);
+    const keys = [this.#key("memories"), this.#key("room", memory.roomId), this.#key("memories:seq")];
+    await this.#redis.eval(ADD_MEMORY_LUA, keys.length, ...keys, memory.id, String(memory.createdAt), json);
+  }
+
+  async listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]> {
+    if (limit !== undefined) checkCount("limit", limit);
+    if (limit === 0) return [];
+    const members = await this.#redis.zrange(this.#key("room", roomId), limit === undefined ? 0 : -limit, "-1");
+    if (members.length === 0) return [];
+    const ids = members.map((m) => m.slice(m.indexOf(":") + 1));
+    const jsons = await this.#redis.hmget(this.#key("memories"), ...ids);
+    return jsons.flatMap((json) => (json === null ? [] : [JSON.parse(json) as MemoryRecord]));
+  }
+
+  /** Gives up the owner key and quits gracefully when connected; resolves once no socket or timer is left. */
+  async close(): Promise<void> {
+    clearInterval(this.#ownerTimer);
+    this.#ownerTimer = undefined;
+    const token = this.#ownerToken;
+    this.#ownerToken = undefined;
+    const redis = this.#redis;
+    // Deleted now, so the next router need not wait for the TTL; when Redis is unreachable, it expires.
+    if (token !== undefined && redis.status === "ready") {
+      await redis.eval(RELEASE_OWNER_LUA, 1, this.#ownerKey(), token).catch(() => undefined);
+    }
+    if (redis.status === "end" || redis.status === "wait") return;
+    // Waiting to reconnect: disconnect() clears the timer but emits no "end" (and ioredis arms a 2 s guard
+    // timer for the already-closed socket, so exit may lag that long; only on close during an outage).
+    if (!LIVE_STATES.has(redis.status)) return redis.disconnect();
+    const ended = once(redis, "end");
+    if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
+    await ended;
+  }
+
+  #key(...parts: string[]): string {
+    return this.prefix + parts.join(":");
+  }
+
+  #ownerKey(): string {
+    return `${this.prefix}owner`;
+  }
+
+  async #claimOwner(token: string): Promise<number> {
+    return (await this.#redis.eval(CLAIM_OWNER_LUA, 1, this.#ownerKey(), token, String(this.#ownerTtlMs))) as number;
+  }
+
+  /** Takes the owner key (once per store) and starts renewing it; fails when another router holds it. */
+  async #takeOwnership(): Promise<void> {
+    if (this.#ownerToken !== undefined) return;
+    // Host and pid first, so `GET <prefix>owner` tells an operator who holds the store.
+    const token = `${hostname()}:${process.pid}:${randomUUID()}`;
+    let claim: number;
+    try {
+      claim = await this.#claimOwner(token);
+    } catch (err) {
+      await this.close();
+      throw new Error(`cannot connect to Redis at ${redactUrl(this.url)}: ${(err as Error).message}`, { cause: err });
+    }
+    if (claim === CLAIM.held) {
+      await this.close();
+      throw new Error(
+        `store ${redactUrl(this.url)} (prefix ${this.prefix}) is in use by another a2a-router; ` +
+          `it frees itself ${this.#ownerTtlMs / 1000} s after that router stops`,
+      );
+    }
+    this.#ownerToken = token;
+    this.#owning = true;
+    this.#ownerTimer = setInterval(() => void this.#renewOwnership(), Math.floor(this.#ownerTtlMs / 3));
+    this.#ownerTimer.unref();
+  }
+
+  /** One renewal tick: keeps the key, or retakes it when it expired, logging when ownership changes hands. */
+  async #renewOwnership(): Promise<void> {
+    const token = this.#ownerToken;
+    if (token === undefined || this.#renewing) return;
+    this.#renewing = true;
+    try {
+      const claim = await this.#claimOwner(token);
+      if (this.#ownerToken !== token) return; // closed meanwhile
+      const where = { store: redactUrl(this.url), prefix: this.prefix };
+      if (claim === CLAIM.held) {
+        if (this.#owning) {
+          this.#log.error(
+            where,
+            "LOST OWNERSHIP of the store: another a2a-router took it after this one could not renew it; " +
+              "two routers on one store corrupt each other's task logs: stop one of them",
+          );
+        }
+        this.#owning = false;
+      } else {
+        if (claim === CLAIM.taken) {
+          this.#log.warn(
+            where,
+            this.#owning
+              ? "store owner key had expired (Redis unreachable or this process stalled for a whole TTL); taken again"
+              : "store ownership regained: the other a2a-router let it go",
+          );
+        }
+        this.#owning = true;
+      }
+    } catch {
+      // Redis unreachable: the next tick tries again (commits report the outage themselves).
+    } finally {
+      this.#renewing = false;
+    }
+  }
+
+  /** The index sets of the filters a query sets, narrowest first (a context is usually the smallest set). */
+  #filterIndexes(filter: ListTasksFilter): string[] {
+    const out: string[] = [];
+    if (filter.contextId !== undefined) out.push(this.#key("tasks:ctx", filter.contextId));
+    if (filter.agentId !== undefined) out.push(this.#key("tasks:agent", filter.agentId));
+    if (filter.state !== undefined) out.push(this.#key("tasks:state", filter.state));
+    return out;
+  }
+
+  async #getTasks(ids: string[]): Promise<Task[]> {
+    if (ids.length === 0) return [];
+    const jsons = await this.#redis.mget(ids.map((id) => this.#key("task", id)));
+    return jsons.flatMap((json) => (json === null ? [] : [JSON.parse(json) as Task]));
+  }
+}
+
+/** The URL without user name or password, for error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return "the given Redis URL";
+  }
+}

@@ -1,0 +1,23 @@
+import { messageToV03, updatesFromV03, type V03MessageSendParams } from "../../dialects/v03.js";
+import { agentOwnedProtocol } from "./agent-owned.js";
+
+/**
+ * Talking to a v0.3 agent (`message/send`, `message/stream`): the agent chooses the task id, which the
+ * router learns from the first result and uses for follow-up turns and cancel.
+ */
+export const v03Upstream = agentOwnedProtocol({
+  dialect: "v0.3",
+  version: "0.3",
+  methods: { send: "message/send", stream: "message/stream", cancel: "tasks/cancel" },
+
+  sendParams: (message, metadata): V03MessageSendParams => ({
+    message: messageToV03(message),
+    // v0.3 servers (the SDK's among them) return at once unless asked to block; the router waits for the turn.
+    configuration: { blocking: true },
+    metadata,
+  }),
+
+  updates: updatesFromV03,
+  isTask: (result) => result.kind === "task",
+  taskIdOf: (result) => (result.kind === "task" ? result.id : result.taskId),
+});

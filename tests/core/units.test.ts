@@ -1,0 +1,94 @@
+import { describe, expect, test } from "@jest/globals";
+import { CommitQueue } from "../../router/core/commit-queue.js";
+import { CLOSED, OVERFLOW, Subscriber } from "../../router/core/subscriber.js";
+import type { LoggedEvent, Task } from "../../router/core/model.js";
+import type { CommitBatch } from "../../router/core/store.js";
+import { silentLogger } from "../../router/observability/logger.js";
+import { MemoryStore } from "../../router/store/index.js";
+import { formatComment, formatEvent, parseLastEventId } from "../../router/sse/format.js";
+
+const event = (seq: number): LoggedEvent => ({ kind: "status", status: { state: "working" }, final: false, taskId: "t", contextId: "c", seq });
+const task = (): Task => ({ id: "t", contextId: "c", agentId: "a", dialect: "v0.1", status: { state: "working" }, artifacts: [], history: [], metadata: {}, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", lastSeq: 0 });
+
+describe("SSE format", () => {
+  test("events, comments and ids", () => {
+    expect(formatEvent('{"a":1}', 3)).toBe('id: 3\ndata: {"a":1}\n\n');
+    expect(formatEvent('{"a":1}')).toBe('data: {"a":1}\n\n');
+    expect(formatComment("ping")).toBe(": ping\n\n");
+    expect(() => formatEvent("{}", "1\n2")).toThrow(/CR or LF/);
+    expect(() => formatEvent("a\nb", 1)).toThrow(/single line/);
+  });
+
+  test("Last-Event-ID parsing", () => {
+    expect(parseLastEventId(undefined)).toBeUndefined();
+    expect(parseLastEventId(" 12 ")).toBe(12);
+    expect(parseLastEventId("-1")).toBeInstanceOf(Error);
+    expect(parseLastEventId("1.5")).toBeInstanceOf(Error);
+  });
+});
+
+describe("Subscriber", () => {
+  test("delivers in order, then overflows past capacity instead of growing", async () => {
+    const s = new Subscriber(2);
+    s.push(event(1));
+    s.push(event(2));
+    expect(await s.next()).toMatchObject({ seq: 1 });
+    s.push(event(3));
+    s.push(event(4));
+    expect(s.depth).toBe(0);
+    expect(await s.next()).toBe(OVERFLOW);
+  });
+
+  test("a waiting reader wakes on push and on abort", async () => {
+    const s = new Subscriber(4);
+    const pending = s.next();
+    s.push(event(1));
+    expect(await pending).toMatchObject({ seq: 1 });
+    const ac = new AbortController();
+    const waiting = s.next(ac.signal);
+    ac.abort();
+    expect(await waiting).toBe(CLOSED);
+  });
+});
+
+describe("CommitQueue", () => {
+  test("everything appended in one tick is one commit, fanned out only after it is stored", async () => {
+    const store = new MemoryStore();
+    const batches: CommitBatch[] = [];
+    const committed: number[] = [];
+    const spy = Object.assign(Object.create(store), {
+      commit: async (b: CommitBatch) => {
+        batches.push(b);
+        expect(committed).toHaveLength(0);
+        await store.commit(b);
+      },
+    });
+    const q = new CommitQueue(spy, (events) => committed.push(...events.map((e) => e.seq)), silentLogger());
+    const t = task();
+    for (let i = 1; i <= 100; i++) q.add(t, event(i));
+    await q.flushed();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.events).toHaveLength(100);
+    expect(committed).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(await store.readEvents("t", 0, 1000)).toHaveLength(100);
+  });
+
+  test("a failing store is retried; nothing is acknowledged before it succeeds, nothing is lost", async () => {
+    const store = new MemoryStore();
+    let failures = 2;
+    const spy = Object.assign(Object.create(store), {
+      commit: async (b: CommitBatch) => {
+        if (failures-- > 0) throw new Error("disk full");
+        await store.commit(b);
+      },
+    });
+    const committed: number[] = [];
+    const q = new CommitQueue(spy, (events) => committed.push(...events.map((e) => e.seq)), silentLogger());
+    const t = task();
+    q.add(t, event(1));
+    q.add(t, event(2));
+    await q.flushed();
+    expect(committed).toEqual([1, 2]);
+    expect((await store.readEvents("t", 0, 10)).map((e) => e.seq)).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { AgentCard as PbAgentCard } from "@a2a-js/sdk";
+import { Client } from "@a2a-js/sdk/client";
+import { isLegacyAgentCard, LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import type { RunningRouter } from "../../router/index.js";
+import { SchemaRegistry } from "../../router/schema/validator.js";
+import { getJson, openStream, rpc, userMessage } from "../helpers/rpc.js";
+import { testRouter } from "../helpers/router.js";
+
+/** The cards the router serves, read by every generation of client, and the A2A-Version rules. */
+
+let router: RunningRouter;
+let secured: RunningRouter;
+const schemas = new SchemaRegistry();
+
+beforeAll(async () => {
+  router = await testRouter();
+  secured = await testRouter({ config: { apiKeys: ["k1"] } });
+});
+
+afterAll(async () => {
+  await router.close();
+  await secured.close();
+});
+
+describe("agent cards", () => {
+  test("a per-agent card: url and supportedInterfaces name /agents/{id}; skills from the agent; both paths alike", async () => {
+    const card = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
+    const url = `${router.url}/agents/echo`;
+    expect(card.url).toBe(url);
+    expect(card.supportedInterfaces).toEqual([
+      { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+    ]);
+    expect(card.additionalInterfaces).toEqual([{ url, transport: "JSONRPC" }]);
+    expect(card).toMatchObject({ name: "echo", protocolVersion: "0.3.0", preferredTransport: "JSONRPC" });
+    expect(card.skills).toEqual([{ id: "echo", name: "Echo", description: "Replies with the text it was sent.", tags: ["test"], examples: ["hello"] }]);
+    expect(card.capabilities).toMatchObject({ streaming: true });
+    expect(await getJson(`${router.url}/agents/echo/.well-known/agent.json`)).toEqual(card);
+  });
+
+  test("the card is a valid v0.3 AgentCard and reads as a v1.0 one (the SDK's parser keeps its interfaces)", async () => {
+    const card = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
+    expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
+    expect(isLegacyAgentCard(card)).toBe(false); // supportedInterfaces wins: v1.0 clients use v1.0
+    const pb = PbAgentCard.fromJSON(card);
+    expect(pb.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(["1.0", "0.3"]);
+    expect(pb.skills[0]!.tags).toEqual(["test"]);
+  });
+
+  test("the router's card: its endpoint is /rpc and its skills are its agents", async () => {
+    const card = await getJson(`${router.url}/.well-known/agent-card.json`);
+    expect(card.url).toBe(`${router.url}/rpc`);
+    expect(card.supportedInterfaces[0].url).toBe(`${router.url}/rpc`);
+    expect(card.skills.map((s: { id: string }) => s.id)).toContain("echo");
+    expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
+  });
+
+  test("with API keys the card declares them, for v0.3 and v1.0 readers", async () => {
+    const card = await getJson(`${secured.url}/agents/echo/.well-known/agent-card.json`);
+    expect(card.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(card.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(card.securityRequirements[0]).toEqual({ schemes: { bearer: { list: [] } } });
+    expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
+  });
+
+  test("GetExtendedAgentCard (v1.0) and agent/getAuthenticatedExtendedCard (v0.3) answer with the agent's card", async () => {
+    const public_ = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
+    expect(public_.capabilities.extendedAgentCard).toBe(true);
+    const v1 = await rpc(router.url, "GetExtendedAgentCard", undefined, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
+    expect(v1.result).toEqual(public_);
+    const card = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
+    const legacy = new Client(new LegacyJsonRpcTransport({ endpoint: `${router.url}/agents/echo` }), PbAgentCard.fromJSON(card));
+    const extended = await legacy.getAgentCard();
+    expect(extended.name).toBe("echo");
+    const routerCard = await rpc(router.url, "GetExtendedAgentCard", {}, { headers: { "A2A-Version": "1.0" } });
+    expect(routerCard.result.url).toBe(`${router.url}/rpc`);
+  });
+});
+
+describe("A2A-Version", () => {
+  test("an unsupported version is VersionNotSupported (-32009), whatever the method", async () => {
+    for (const method of ["SendMessage", "message/send", "tasks/send"]) {
+      const r = await rpc(router.url, method, {}, { path: "/agents/echo", headers: { "A2A-Version": "0.5" } });
+      expect(r.error).toMatchObject({ code: -32009, data: { version: "0.5" } });
+    }
+  });
+
+  test("the version may come as the A2A-Version query parameter (v1.0 3.6)", async () => {
+    const r = await rpc(router.url, "SendMessage", {}, { path: "/agents/echo?A2A-Version=0.5" });
+    expect(r.error).toMatchObject({ code: -32009, data: { version: "0.5" } });
+    const ok = await rpc(router.url, "SendMessage", { message: { messageId: "q", role: "ROLE_USER", parts: [{ text: "q" }] } }, { path: "/agents/echo?A2A-Version=1.0" });
+    expect(ok.result.task.status.state).toBe("TASK_STATE_COMPLETED");
+  });
+
+  test("empty means 0.3; 1.0 and patch versions are accepted; the method names the dialect", async () => {
+    const v03 = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "a", role: "user", parts: [{ kind: "text", text: "x" }] } }, { path: "/agents/echo" });
+    expect(v03.result.kind).toBe("task");
+    const v10 = await rpc(router.url, "SendMessage", { message: { messageId: "b", role: "ROLE_USER", parts: [{ text: "y" }] } }, { path: "/agents/echo", headers: { "A2A-Version": "1.0.1" } });
+    expect(v10.result.task.status.state).toBe("TASK_STATE_COMPLETED");
+    const v01 = await rpc(router.url, "tasks/send", { id: "ver-1", message: userMessage("z") }, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
+    expect(v01.result.status.state).toBe("completed");
+  });
+
+  test("a v1.0 stream on the raw wire: SSE ids, the Task first, no kind or final", async () => {
+    const s = await openStream(router.url, "SendStreamingMessage", { message: { messageId: "c", role: "ROLE_USER", parts: [{ text: "wire" }] } }, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
+    const events = await s.all();
+    expect(events.map((e) => e.id)).toEqual([undefined, "1", "2"]);
+    expect(Object.keys(events[0]!.data.result)).toEqual(["task"]);
+    expect(events[2]!.data.result.statusUpdate.status.state).toBe("TASK_STATE_COMPLETED");
+    expect(JSON.stringify(events.map((e) => e.data.result))).not.toMatch(/"kind"|"final"/);
+  });
+});

@@ -1,0 +1,181 @@
+import express from "express";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { TaskState, type AgentCard, type Message, type Task } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { randomUUID } from "node:crypto";
+import { sdkText, textPart } from "./helpers.js";
+
+/**
+ * An upstream A2A agent built only from @a2a-js/sdk's server pieces (DefaultRequestHandler, its express
+ * JSON-RPC and agent-card handlers, an AgentExecutor that streams), on a loopback port.
+ *
+ * What it does depends on the message text: "ask" ends the turn input-required, and the follow-up on the
+ * same task completes with "you said: <text>"; "hang" works until canceled; anything else streams
+ * "working on: <text>", the upper-cased text as two artifact chunks, and completes with "done".
+ */
+export interface SdkAgentOptions {
+  streaming: boolean;
+  /** Also speak v0.3 (the SDK's legacy JSON-RPC handler and card). */
+  legacyCompat?: boolean;
+}
+
+export interface RecordedCall {
+  method: string;
+  version: string | undefined;
+  params: Record<string, any>;
+}
+
+export class SdkAgent {
+  readonly calls: RecordedCall[] = [];
+  #callWaiters: Array<{ method: string; resolve: (c: RecordedCall) => void }> = [];
+  readonly canceled: string[] = [];
+  url = "";
+  #server?: Server;
+  #hanging = new Map<string, () => void>();
+
+  constructor(readonly opts: SdkAgentOptions) {}
+
+  /** The first call of `method` (already received or the next one). */
+  call(method: string): Promise<RecordedCall> {
+    const seen = this.calls.find((c) => c.method === method);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#callWaiters.push({ method, resolve }));
+  }
+
+  card(): AgentCard {
+    const iface = (protocolVersion: string) => ({ url: `${this.url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion });
+    return {
+      name: "SDK shouter",
+      description: "An @a2a-js/sdk agent that upper-cases",
+      supportedInterfaces: [iface("1.0"), ...(this.opts.legacyCompat ? [iface("0.3")] : [])],
+      provider: undefined,
+      version: "1.2.3",
+      capabilities: { streaming: this.opts.streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
+      securitySchemes: {},
+      securityRequirements: [],
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "shout", name: "Shout", description: "Upper-cases", tags: ["test"], examples: ["hello"], inputModes: [], outputModes: [], securityRequirements: [] }],
+      signatures: [],
+    };
+  }
+
+  async start(): Promise<this> {
+    const handler = new DefaultRequestHandler(this.card(), new InMemoryTaskStore(), this.#executor());
+    const legacyCompat = { enabled: this.opts.legacyCompat === true };
+    const app = express();
+    app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: async () => this.card(), legacyCompat }));
+    app.use(
+      "/a2a/jsonrpc",
+      express.json(),
+      (req, _res, next) => {
+        const call = { method: req.body?.method, version: req.get("a2a-version"), params: req.body?.params ?? {} };
+        this.calls.push(call);
+        for (const w of this.#callWaiters.filter((w) => w.method === call.method)) {
+          this.#callWaiters.splice(this.#callWaiters.indexOf(w), 1);
+          w.resolve(call);
+        }
+        next();
+      },
+      jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }),
+    );
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    this.#server = server;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const release of this.#hanging.values()) release();
+    this.#server?.closeAllConnections();
+    await new Promise((r) => this.#server?.close(r));
+  }
+
+  #executor(): AgentExecutor {
+    return {
+      execute: async (ctx: RequestContext, bus: ExecutionEventBus) => {
+        const text = sdkText(ctx.userMessage.parts);
+        const { taskId, contextId } = ctx;
+        const status = (state: TaskState, say?: string) =>
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId,
+            status: { state, message: say === undefined ? undefined : agentMessage(say, taskId, contextId), timestamp: new Date().toISOString() },
+            metadata: undefined,
+          });
+        // Every turn opens with the Task (the SDK enforces it), a follow-up's with the task as it stands.
+        bus.publish(AgentEvent.task(ctx.task ?? newTask(taskId, contextId, ctx.userMessage)));
+        if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+          bus.publish(status(TaskState.TASK_STATE_COMPLETED, `you said: ${text}`));
+          bus.finished();
+          return;
+        }
+        bus.publish(status(TaskState.TASK_STATE_WORKING, `working on: ${text}`));
+        if (text === "ask") {
+          bus.publish(status(TaskState.TASK_STATE_INPUT_REQUIRED, "which one?"));
+          bus.finished();
+          return;
+        }
+        if (text === "hang") {
+          await new Promise<void>((release) => this.#hanging.set(taskId, release));
+          return; // cancelTask published the canceled status
+        }
+        const upper = text.toUpperCase();
+        const half = Math.ceil(upper.length / 2);
+        const chunk = (part: string, append: boolean, lastChunk: boolean) =>
+          AgentEvent.artifactUpdate({
+            taskId,
+            contextId,
+            artifact: { artifactId: "shout", name: "shout", description: "", parts: [textPart(part)], metadata: undefined, extensions: [] },
+            append,
+            lastChunk,
+            metadata: undefined,
+          });
+        bus.publish(chunk(upper.slice(0, half), false, false));
+        bus.publish(chunk(upper.slice(half), true, true));
+        bus.publish(status(TaskState.TASK_STATE_COMPLETED, "done"));
+        bus.finished();
+      },
+      cancelTask: async (taskId: string, bus: ExecutionEventBus) => {
+        this.canceled.push(taskId);
+        const release = this.#hanging.get(taskId);
+        this.#hanging.delete(taskId);
+        bus.publish(
+          AgentEvent.statusUpdate({
+            taskId,
+            contextId: "",
+            status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+            metadata: undefined,
+          }),
+        );
+        bus.finished();
+        release?.();
+      },
+    };
+  }
+}
+
+function agentMessage(text: string, taskId: string, contextId: string): Message {
+  return { messageId: randomUUID(), contextId, taskId, role: 2, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+function newTask(id: string, contextId: string, first: Message): Task {
+  return {
+    id,
+    contextId,
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [first],
+    metadata: undefined,
+  };
+}

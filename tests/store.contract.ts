@@ -1,0 +1,481 @@
+/**
+ * The one behaviour suite every TaskStore passes (memory, SQLite, Redis): each tests/store/*.test.ts calls
+ * `runStoreContract` with a factory. Every test gets a fresh, empty store from `make()`; the suite closes
+ * every store it opened after each test, then calls `dispose` once at the end.
+ */
+import { afterAll, afterEach, describe, expect, test } from "@jest/globals";
+import { agentText, type LoggedEvent, type Task, type TaskState } from "../router/core/model.js";
+import type { ListTasksQuery, MemoryRecord, TaskCursor, TaskStore } from "../router/core/store.js";
+
+export interface StoreContractOptions {
+  /** Opens a new store over the data of `closed` (already closed). Given for stores whose data persists. */
+  reopen?: (closed: TaskStore) => Promise<TaskStore>;
+}
+
+const T0 = Date.UTC(2025, 0, 1);
+/** An ISO time `n` seconds after a fixed origin. */
+export const at = (n: number): string => new Date(T0 + n * 1000).toISOString();
+
+export function makeTask(id: string, over: Partial<Task> = {}): Task {
+  return {
+    id,
+    contextId: "ctx-1",
+    agentId: "echo",
+    dialect: "v0.3",
+    status: { state: "working" },
+    artifacts: [],
+    history: [{ role: "user", parts: [{ kind: "text", text: `hello ${id}` }] }],
+    metadata: {},
+    createdAt: at(0),
+    updatedAt: at(0),
+    lastSeq: 0,
+    ...over,
+  };
+}
+
+export function makeEvent(taskId: string, seq: number, contextId = "ctx-1"): LoggedEvent {
+  const status = { state: "working" as const, message: agentText(`e${seq}`) };
+  return { kind: "status", status, final: false, taskId, contextId, seq };
+}
+
+function makeMemory(id: string, roomId: string, createdAt: number): MemoryRecord {
+  return { id, roomId, agentId: "eliza", role: "user", content: { text: id }, createdAt };
+}
+
+const seqs = (events: LoggedEvent[]): number[] => events.map((e) => e.seq);
+const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+export function runStoreContract(
+  name: string,
+  make: () => Promise<TaskStore>,
+  dispose?: () => Promise<void>,
+  options: StoreContractOptions = {},
+): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    const opened: TaskStore[] = [];
+    const fresh = async (): Promise<TaskStore> => {
+      const store = await make();
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+    if (dispose) afterAll(dispose);
+
+    test("commit stores tasks and events; unknown ids read as empty", async () => {
+      const store = await fresh();
+      expect(["memory", "sqlite", "redis"]).toContain(store.kind);
+      const a = makeTask("a", { lastSeq: 2, metadata: { nested: { n: 1, list: [1, "two", null] } } });
+      const b = makeTask("b", { contextId: "ctx-2" });
+      await store.commit({ tasks: [a, b], events: [makeEvent("a", 1), makeEvent("a", 2), makeEvent("b", 1, "ctx-2")] });
+      expect(await store.getTask("a")).toEqual(a);
+      expect(await store.getTask("b")).toEqual(b);
+      expect(await store.readEvents("a", 0, 10)).toEqual([makeEvent("a", 1), makeEvent("a", 2)]);
+      expect(await store.readEvents("b", 0, 10)).toEqual([makeEvent("b", 1, "ctx-2")]);
+      expect(await store.getTask("nope")).toBeUndefined();
+      expect(await store.readEvents("nope", 0, 10)).toEqual([]);
+      await store.commit({ tasks: [], events: [] });
+    });
+
+    test("a batch that cannot be stored is rejected whole: nothing of it is visible", async () => {
+      const store = await fresh();
+      const bad = makeTask("bad");
+      Object.defineProperty(bad.metadata, "boom", {
+        enumerable: true,
+        get() {
+          throw new Error("unreadable");
+        },
+      });
+      await expect(
+        store.commit({ tasks: [makeTask("good"), bad], events: [makeEvent("good", 1), makeEvent("bad", 1)] }),
+      ).rejects.toThrow();
+      expect(await store.getTask("good")).toBeUndefined();
+      expect(await store.readEvents("good", 0, 10)).toEqual([]);
+      expect(await store.listTasks({ limit: 10 })).toEqual([]);
+      await expect(store.commit({ tasks: [makeTask("t", { updatedAt: "yesterday" })], events: [] })).rejects.toThrow(
+        /updatedAt/,
+      );
+      expect(await store.getTask("t")).toBeUndefined();
+    });
+
+    test("committing the same batch again stores it once (a resent or retried commit is harmless)", async () => {
+      const store = await fresh();
+      const batch = {
+        tasks: [makeTask("a", { lastSeq: 2 }), makeTask("b", { contextId: "ctx-2", lastSeq: 1 })],
+        events: [makeEvent("a", 1), makeEvent("a", 2), makeEvent("b", 1, "ctx-2")],
+      };
+      await store.commit(batch);
+      await store.commit(batch);
+      await Promise.all([store.commit(batch), store.commit(batch)]);
+      expect(await store.readEvents("a", 0, 10)).toEqual([makeEvent("a", 1), makeEvent("a", 2)]);
+      expect(await store.readEvents("b", 0, 10)).toEqual([makeEvent("b", 1, "ctx-2")]);
+      expect(await store.getTask("a")).toEqual(batch.tasks[0]);
+      expect(await store.countTasks({})).toBe(2);
+      // A retry carrying what was already stored plus newer events appends only the newer ones.
+      const later = makeTask("a", { status: { state: "completed" }, lastSeq: 4, updatedAt: at(1) });
+      await store.commit({ tasks: [later], events: [makeEvent("a", 2), makeEvent("a", 3), makeEvent("a", 4)] });
+      expect(seqs(await store.readEvents("a", 0, 10))).toEqual([1, 2, 3, 4]);
+      expect(await store.getTask("a")).toEqual(later);
+      // A seq already stored keeps its stored copy.
+      const other = { ...makeEvent("a", 3), status: { state: "failed" as const } };
+      await store.commit({ tasks: [], events: [other] });
+      expect((await store.readEvents("a", 2, 1))[0]).toEqual(makeEvent("a", 3));
+    });
+
+    test("an event that would leave a gap in its log rejects the whole batch: nothing of it is visible", async () => {
+      const store = await fresh();
+      const x = makeTask("x", { lastSeq: 1 });
+      await store.commit({ tasks: [x], events: [makeEvent("x", 1)] });
+      const y = makeTask("y", { contextId: "ctx-2", lastSeq: 2 });
+      const xAhead = makeTask("x", { status: { state: "completed" }, lastSeq: 3, updatedAt: at(5) });
+      const gapped = { tasks: [y, xAhead], events: [makeEvent("y", 1), makeEvent("y", 2), makeEvent("x", 3)] };
+      await expect(store.commit(gapped)).rejects.toThrow("event seq 3 of task x would leave a gap: its stored log ends at seq 1");
+      expect(await store.getTask("y")).toBeUndefined();
+      expect(await store.getTask("x")).toEqual(x);
+      expect(await store.readEvents("y", 0, 10)).toEqual([]);
+      expect(seqs(await store.readEvents("x", 0, 10))).toEqual([1]);
+      expect(ids(await store.listTasks({ limit: 10 }))).toEqual(["x"]);
+      expect(ids(await store.listUnfinishedTasks())).toEqual(["x"]);
+      // Within a batch too, and a log starts at seq 1.
+      await expect(store.commit({ tasks: [], events: [makeEvent("x", 2), makeEvent("x", 4)] })).rejects.toThrow(
+        "event seq 4 of task x would leave a gap: its stored log ends at seq 2",
+      );
+      await expect(store.commit({ tasks: [], events: [makeEvent("z", 2)] })).rejects.toThrow(
+        "event seq 2 of task z would leave a gap: its stored log ends at seq 0",
+      );
+      expect(seqs(await store.readEvents("x", 0, 10))).toEqual([1]);
+      expect(await store.readEvents("z", 0, 10)).toEqual([]);
+      await expect(store.commit({ tasks: [], events: [{ ...makeEvent("z", 1), seq: 0 }] })).rejects.toThrow(
+        "seq of an event of task z must be a positive integer: got 0",
+      );
+      // The gap closed, the same batch goes through.
+      await store.commit({ tasks: [xAhead], events: [makeEvent("x", 2), makeEvent("x", 3)] });
+      expect(seqs(await store.readEvents("x", 0, 10))).toEqual([1, 2, 3]);
+    });
+
+    test("copies on save and on load: callers may mutate what they pass or get", async () => {
+      const store = await fresh();
+      const task = makeTask("a");
+      const event = makeEvent("a", 1);
+      const commit = store.commit({ tasks: [task], events: [event] });
+      task.status.state = "failed";
+      task.history[0].parts.push({ kind: "text", text: "mutated" });
+      event.seq = 99;
+      await commit;
+      const loaded = (await store.getTask("a"))!;
+      expect(loaded).toEqual(makeTask("a"));
+      loaded.metadata.x = 1;
+      loaded.artifacts.push({ artifactId: "x", parts: [] });
+      expect(await store.getTask("a")).toEqual(makeTask("a"));
+      const [readBack] = await store.readEvents("a", 0, 1);
+      expect(readBack).toEqual(makeEvent("a", 1));
+      readBack.seq = 7;
+      expect(await store.readEvents("a", 0, 1)).toEqual([makeEvent("a", 1)]);
+      const [listed] = await store.listTasks({ limit: 1 });
+      listed.id = "changed";
+      expect(ids(await store.listTasks({ limit: 1 }))).toEqual(["a"]);
+    });
+
+    test("commit upserts a task by id", async () => {
+      const store = await fresh();
+      await store.commit({ tasks: [makeTask("a", { updatedAt: at(1) })], events: [makeEvent("a", 1)] });
+      const done = makeTask("a", { status: { state: "completed" }, updatedAt: at(2), lastSeq: 2 });
+      await store.commit({ tasks: [done], events: [makeEvent("a", 2)] });
+      expect(await store.getTask("a")).toEqual(done);
+      expect(ids(await store.listTasks({ limit: 10 }))).toEqual(["a"]);
+      expect(await store.listTasks({ state: "working", limit: 10 })).toEqual([]);
+      expect(seqs(await store.readEvents("a", 0, 10))).toEqual([1, 2]);
+    });
+
+    test("readEvents pages by afterSeq and limit over 1,000 events, in order", async () => {
+      const store = await fresh();
+      for (let from = 1; from <= 1000; from += 100) {
+        const events = range(from, from + 99).map((seq) => makeEvent("big", seq));
+        await store.commit({ tasks: [makeTask("big", { lastSeq: from + 99 })], events });
+      }
+      await store.commit({ tasks: [makeTask("other")], events: [makeEvent("other", 1)] });
+      const all = await store.readEvents("big", 0, 1000);
+      expect(seqs(all)).toEqual(range(1, 1000));
+      expect(all[499]).toEqual(makeEvent("big", 500));
+      const paged: number[] = [];
+      for (let after = 0; ; ) {
+        const page = await store.readEvents("big", after, 128);
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(128);
+        paged.push(...seqs(page));
+        after = page[page.length - 1].seq;
+      }
+      expect(paged).toEqual(range(1, 1000));
+      expect(seqs(await store.readEvents("big", 990, 100))).toEqual(range(991, 1000));
+      expect(seqs(await store.readEvents("big", 10, 3))).toEqual([11, 12, 13]);
+      expect(await store.readEvents("big", 1000, 10)).toEqual([]);
+      expect(await store.readEvents("big", 5, 0)).toEqual([]);
+      expect(seqs(await store.readEvents("other", 0, 10))).toEqual([1]);
+      await expect(store.readEvents("big", -1, 10)).rejects.toThrow(/afterSeq/);
+      await expect(store.readEvents("big", 0, 1.5)).rejects.toThrow(/limit/);
+    });
+
+    test("concurrent commits all land", async () => {
+      const store = await fresh();
+      await Promise.all(
+        range(1, 20).map((i) => store.commit({ tasks: [makeTask(`c${i}`)], events: [makeEvent(`c${i}`, 1)] })),
+      );
+      expect((await store.listTasks({ limit: 100 })).length).toBe(20);
+      for (const i of range(1, 20)) expect(seqs(await store.readEvents(`c${i}`, 0, 5))).toEqual([1]);
+    });
+
+    describe("listTasks", () => {
+      const seed = async (store: TaskStore): Promise<void> => {
+        const rows: Array<[string, string, string, TaskState, number]> = [
+          ["a", "ctx-1", "echo", "working", 1],
+          ["b", "ctx-1", "eliza", "completed", 2],
+          ["c", "ctx-2", "echo", "completed", 3],
+          ["d", "ctx-2", "eliza", "input-required", 4],
+          ["e", "ctx-1", "echo", "failed", 5],
+          ["f", "ctx-3", "echo", "working", 6],
+          ["g", "ctx-3", "echo", "working", 6],
+        ];
+        const tasks = rows.map(([id, contextId, agentId, state, t]) =>
+          makeTask(id, { contextId, agentId, status: { state }, updatedAt: at(t) }),
+        );
+        await store.commit({ tasks, events: [] });
+      };
+
+      test("newest first, ties by id descending, limited", async () => {
+        const store = await fresh();
+        await seed(store);
+        expect(ids(await store.listTasks({ limit: 100 }))).toEqual(["g", "f", "e", "d", "c", "b", "a"]);
+        expect(ids(await store.listTasks({ limit: 3 }))).toEqual(["g", "f", "e"]);
+        expect(await store.listTasks({ limit: 0 })).toEqual([]);
+      });
+
+      test("filters by contextId, state and agentId, alone and together", async () => {
+        const store = await fresh();
+        await seed(store);
+        expect(ids(await store.listTasks({ contextId: "ctx-1", limit: 10 }))).toEqual(["e", "b", "a"]);
+        expect(ids(await store.listTasks({ state: "completed", limit: 10 }))).toEqual(["c", "b"]);
+        expect(ids(await store.listTasks({ agentId: "echo", limit: 10 }))).toEqual(["g", "f", "e", "c", "a"]);
+        expect(ids(await store.listTasks({ agentId: "echo", contextId: "ctx-1", limit: 10 }))).toEqual(["e", "a"]);
+        expect(ids(await store.listTasks({ agentId: "echo", state: "working", limit: 2 }))).toEqual(["g", "f"]);
+        const all3 = { contextId: "ctx-1", agentId: "echo", state: "failed", limit: 10 };
+        expect(ids(await store.listTasks(all3))).toEqual(["e"]);
+        expect(await store.listTasks({ contextId: "nope", limit: 10 })).toEqual([]);
+      });
+
+      /** Every page of a listing, each from the previous page's last task, until a short page. */
+      const allPages = async (store: TaskStore, query: Omit<ListTasksQuery, "before">): Promise<string[][]> => {
+        const pages: string[][] = [];
+        let before: TaskCursor | undefined;
+        for (;;) {
+          const page = await store.listTasks({ ...query, before });
+          if (page.length > 0) pages.push(ids(page));
+          if (page.length < query.limit) return pages;
+          const last = page[page.length - 1];
+          before = { updatedAt: last.updatedAt, id: last.id };
+        }
+      };
+
+      test("the (updatedAt, id) cursor starts strictly after its task, ties included", async () => {
+        const store = await fresh();
+        await seed(store);
+        const after = async (t: number, id: string, limit = 10): Promise<string[]> =>
+          ids(await store.listTasks({ before: { updatedAt: at(t), id }, limit }));
+        expect(await after(6, "g")).toEqual(["f", "e", "d", "c", "b", "a"]);
+        expect(await after(6, "f")).toEqual(["e", "d", "c", "b", "a"]);
+        expect(await after(6, "fz")).toEqual(["f", "e", "d", "c", "b", "a"]); // need not name a stored task
+        expect(await after(6, "zz", 2)).toEqual(["g", "f"]);
+        expect(await after(5, "e")).toEqual(["d", "c", "b", "a"]);
+        expect(await after(1, "a")).toEqual([]);
+        expect(ids(await store.listTasks({ before: { updatedAt: at(6), id: "g" }, contextId: "ctx-3", limit: 5 })))
+          .toEqual(["f"]);
+        // The same instant written another way is the same cursor: times compare as milliseconds.
+        const sameInstant = at(6).replace(".000Z", "+00:00");
+        expect(ids(await store.listTasks({ before: { updatedAt: sameInstant, id: "g" }, limit: 1 }))).toEqual(["f"]);
+      });
+
+      test("paging by the cursor returns everything exactly once, in order, at any page size", async () => {
+        const store = await fresh();
+        await seed(store);
+        expect(await allPages(store, { limit: 2 })).toEqual([["g", "f"], ["e", "d"], ["c", "b"], ["a"]]);
+        for (const limit of [1, 3, 7]) {
+          expect((await allPages(store, { limit })).flat()).toEqual(["g", "f", "e", "d", "c", "b", "a"]);
+        }
+        expect((await allPages(store, { agentId: "echo", limit: 1 })).flat()).toEqual(["g", "f", "e", "c", "a"]);
+      });
+
+      test("tasks sharing one updatedAt millisecond page through exactly once", async () => {
+        const store = await fresh();
+        const burst = range(0, 19).map((i) => makeTask(`t${String(i).padStart(2, "0")}`, { updatedAt: at(10) }));
+        const older = makeTask("older", { updatedAt: at(9) });
+        const other = makeTask("other-ctx", { contextId: "ctx-2", updatedAt: at(10) });
+        await store.commit({ tasks: [older, ...burst, other], events: [] });
+        const expected = ids(burst).reverse();
+        const pages = await allPages(store, { contextId: "ctx-1", limit: 3 });
+        expect(pages.map((p) => p.length)).toEqual([3, 3, 3, 3, 3, 3, 3]);
+        expect(pages.flat()).toEqual([...expected, "older"]);
+        expect((await allPages(store, { limit: 3 })).flat()).toEqual([...expected, "other-ctx", "older"]);
+      });
+
+      test("ids with the same updatedAt sort by code point (UTF-8 byte order), and page alike", async () => {
+        const store = await fresh();
+        const names = ["a", "z", "\uFFFD", "\u{1F600}", "\u{1F600}x", "é"];
+        await store.commit({ tasks: names.map((id) => makeTask(id, { updatedAt: at(3) })), events: [] });
+        const order = ["\u{1F600}x", "\u{1F600}", "\uFFFD", "é", "z", "a"];
+        expect(ids(await store.listTasks({ limit: 10 }))).toEqual(order);
+        expect((await allPages(store, { limit: 1 })).flat()).toEqual(order);
+      });
+
+      test("a bad cursor or limit is rejected naming the field", async () => {
+        const store = await fresh();
+        await seed(store);
+        await expect(store.listTasks({ before: { updatedAt: "not a time", id: "a" }, limit: 1 })).rejects.toThrow(
+          /before\.updatedAt/,
+        );
+        const noId = { updatedAt: at(1) } as unknown as TaskCursor;
+        await expect(store.listTasks({ before: noId, limit: 1 })).rejects.toThrow(/before\.id/);
+        await expect(store.listTasks({ limit: -1 })).rejects.toThrow(/limit/);
+      });
+
+      test("countTasks counts every task matching the filters, over all pages", async () => {
+        const store = await fresh();
+        expect(await store.countTasks({})).toBe(0);
+        await seed(store);
+        expect(await store.countTasks({})).toBe(7);
+        expect(await store.countTasks({ contextId: "ctx-1" })).toBe(3);
+        expect(await store.countTasks({ state: "completed" })).toBe(2);
+        expect(await store.countTasks({ agentId: "echo" })).toBe(5);
+        expect(await store.countTasks({ agentId: "echo", contextId: "ctx-1" })).toBe(2);
+        expect(await store.countTasks({ agentId: "echo", state: "working" })).toBe(3);
+        expect(await store.countTasks({ contextId: "ctx-1", agentId: "echo", state: "failed" })).toBe(1);
+        expect(await store.countTasks({ contextId: "nope" })).toBe(0);
+        // A listing query counts as its filters: the cursor and limit do not narrow the count.
+        const query = { agentId: "echo", before: { updatedAt: at(6), id: "g" }, limit: 1 };
+        expect(await store.countTasks(query)).toBe(5);
+      });
+
+      test("countTasks follows upserts: a task that changes state counts under its new state only", async () => {
+        const store = await fresh();
+        await seed(store);
+        const a = (await store.getTask("a"))!;
+        await store.commit({ tasks: [{ ...a, status: { state: "completed" }, updatedAt: at(7) }], events: [] });
+        expect(await store.countTasks({ state: "working" })).toBe(2);
+        expect(await store.countTasks({ state: "completed" })).toBe(3);
+        expect(await store.countTasks({ state: "completed", agentId: "echo" })).toBe(2);
+        expect(await store.countTasks({})).toBe(7);
+      });
+
+      test("a task that moves to another context or agent is listed only under the new one", async () => {
+        const store = await fresh();
+        const before = makeTask("m", { contextId: "old", agentId: "x", updatedAt: at(1) });
+        await store.commit({ tasks: [before], events: [] });
+        await store.commit({ tasks: [{ ...before, contextId: "new", agentId: "y", updatedAt: at(2) }], events: [] });
+        expect(await store.listTasks({ contextId: "old", limit: 10 })).toEqual([]);
+        expect(await store.listTasks({ agentId: "x", limit: 10 })).toEqual([]);
+        expect(ids(await store.listTasks({ contextId: "new", agentId: "y", limit: 10 }))).toEqual(["m"]);
+        expect(await store.countTasks({ contextId: "old" })).toBe(0);
+        expect(await store.countTasks({ agentId: "x" })).toBe(0);
+        expect(await store.countTasks({ contextId: "new", agentId: "y" })).toBe(1);
+        expect(await store.countTasks({})).toBe(1);
+      });
+    });
+
+    test("listUnfinishedTasks returns the tasks not in a terminal state, following upserts", async () => {
+      const store = await fresh();
+      const unfinished: TaskState[] = ["submitted", "working", "input-required", "auth-required"];
+      const states: TaskState[] = [...unfinished, "completed", "canceled", "failed", "rejected"];
+      const withState = (id: string, state: TaskState, t: number): Task =>
+        makeTask(id, { status: { state }, updatedAt: at(t) });
+      await store.commit({ tasks: states.map((state, i) => withState(state, state, i)), events: [] });
+      expect(ids(await store.listUnfinishedTasks()).sort()).toEqual([...unfinished].sort());
+      const changed = [withState("working", "completed", 20), withState("failed", "working", 21)];
+      await store.commit({ tasks: changed, events: [] });
+      expect(ids(await store.listUnfinishedTasks()).sort()).toEqual(
+        ["auth-required", "failed", "input-required", "submitted"],
+      );
+      const [first] = await store.listUnfinishedTasks();
+      first.status.state = "completed";
+      expect((await store.listUnfinishedTasks()).length).toBe(4);
+    });
+
+    test("push configs: keyed by (task, id ?? default), set replaces, ordered by id, deletable", async () => {
+      const store = await fresh();
+      const noId = { url: "http://127.0.0.1:1/hook", token: "t0" };
+      await store.setPushConfig("t", noId);
+      expect(await store.getPushConfigs("t")).toEqual([noId]);
+      await store.setPushConfig("t", { id: "b", url: "http://127.0.0.1:1/b" });
+      const a = { id: "a", url: "http://127.0.0.1:1/a", authentication: { schemes: ["Bearer"], credentials: "c" } };
+      await store.setPushConfig("t", a);
+      await store.setPushConfig("t", { id: "default", url: "http://127.0.0.1:1/replaced" });
+      await store.setPushConfig("other", { id: "b", url: "http://127.0.0.1:1/other" });
+      const b2 = { id: "b", url: "http://127.0.0.1:1/b2" };
+      const pending = store.setPushConfig("t", b2);
+      b2.url = "mutated";
+      await pending;
+      const configs = await store.getPushConfigs("t");
+      const replaced = { id: "default", url: "http://127.0.0.1:1/replaced" };
+      expect(configs).toEqual([a, { id: "b", url: "http://127.0.0.1:1/b2" }, replaced]);
+      configs[0].url = "mutated";
+      expect((await store.getPushConfigs("t"))[0]).toEqual(a);
+      await store.deletePushConfig("t", "default");
+      await store.deletePushConfig("t", "missing");
+      await store.deletePushConfig("missing", "a");
+      expect(ids((await store.getPushConfigs("t")) as Array<{ id: string }>)).toEqual(["a", "b"]);
+      expect(await store.getPushConfigs("other")).toEqual([{ id: "b", url: "http://127.0.0.1:1/other" }]);
+      expect(await store.getPushConfigs("none")).toEqual([]);
+    });
+
+    test("memories: oldest first, ties in insertion order, limit keeps the newest, per room", async () => {
+      const store = await fresh();
+      const m1 = makeMemory("m1", "r1", 100);
+      const adding = store.addMemory(m1);
+      m1.content.text = "mutated";
+      await adding;
+      await store.addMemory(makeMemory("z2", "r1", 200));
+      await store.addMemory(makeMemory("a3", "r1", 200));
+      await store.addMemory(makeMemory("m4", "r1", 150));
+      await store.addMemory(makeMemory("x", "r2", 50));
+      const all = await store.listMemories("r1");
+      expect(ids(all)).toEqual(["m1", "m4", "z2", "a3"]);
+      expect(all[0]).toEqual(makeMemory("m1", "r1", 100));
+      all[0].content.text = "mutated";
+      expect((await store.listMemories("r1"))[0]).toEqual(makeMemory("m1", "r1", 100));
+      expect(ids(await store.listMemories("r1", 2))).toEqual(["z2", "a3"]);
+      expect(ids(await store.listMemories("r1", 3))).toEqual(["m4", "z2", "a3"]);
+      expect(ids(await store.listMemories("r1", 10))).toEqual(["m1", "m4", "z2", "a3"]);
+      expect(await store.listMemories("r1", 0)).toEqual([]);
+      expect(ids(await store.listMemories("r2"))).toEqual(["x"]);
+      expect(await store.listMemories("none")).toEqual([]);
+      await expect(store.listMemories("r1", -2)).rejects.toThrow(/limit/);
+    });
+
+    test("adding a memory id again is a no-op", async () => {
+      const store = await fresh();
+      await store.addMemory(makeMemory("m", "r", 1));
+      await store.addMemory({ ...makeMemory("m", "r", 2), content: { text: "second" } });
+      expect(await store.listMemories("r")).toEqual([makeMemory("m", "r", 1)]);
+    });
+
+    const reopen = options.reopen;
+    if (reopen) {
+      test("data survives closing and reopening, and the log continues", async () => {
+        const store = await fresh();
+        const task = makeTask("p", { status: { state: "input-required" }, lastSeq: 3 });
+        await store.commit({ tasks: [task], events: range(1, 3).map((s) => makeEvent("p", s)) });
+        await store.setPushConfig("p", { url: "http://127.0.0.1:1/hook" });
+        await store.addMemory(makeMemory("m", "room", 1));
+        await store.close();
+        const again = await reopen(store);
+        opened.push(again);
+        expect(again.kind).toBe(store.kind);
+        expect(await again.getTask("p")).toEqual(task);
+        expect(ids(await again.listUnfinishedTasks())).toEqual(["p"]);
+        expect(await again.getPushConfigs("p")).toEqual([{ url: "http://127.0.0.1:1/hook" }]);
+        expect(ids(await again.listMemories("room"))).toEqual(["m"]);
+        await again.commit({ tasks: [{ ...task, lastSeq: 4 }], events: [makeEvent("p", 4)] });
+        expect(seqs(await again.readEvents("p", 2, 10))).toEqual([3, 4]);
+      });
+    }
+  });
+}

@@ -1,0 +1,188 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, test } from "@jest/globals";
+import { Redis } from "ioredis";
+import { RedisStore, type RedisStoreOptions } from "../../router/store/index.js";
+import { redactUrl } from "../../router/store/redis-store.js";
+import { makeEvent, makeTask, runStoreContract } from "../store.contract.js";
+
+const URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** Unique per run; every store of this file lives under it and is deleted afterwards. */
+const RUN = `a2a-router-test:${randomUUID()}:`;
+let n = 0;
+
+/** Deletes every key this run wrote (in the URL's database). */
+async function deleteRunKeys(url = URL): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${RUN}*`, "COUNT", 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  } finally {
+    await redis.quit();
+  }
+}
+
+// Top level, so it runs after every describe of this file (the contract's own dispose would run too early).
+afterAll(() => deleteRunKeys());
+
+/** A connected store (so it holds its prefix's owner key, as a router's does). */
+async function connected(prefix: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+  const store = new RedisStore(URL, { prefix, ...options });
+  await store.connect();
+  return store;
+}
+
+runStoreContract("redis", () => connected(`${RUN}${++n}:`), undefined, {
+  reopen: (closed) => connected((closed as RedisStore).prefix),
+});
+
+/** Resolves once `check` holds, polling Redis (for what only time changes: a key's expiry). */
+async function until(check: () => Promise<boolean>, what: string, deadlineMs = 5000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A logger that records each warn and error message, and resolves waiters when a matching one arrives. */
+function recordingLogger() {
+  const lines: Array<{ level: "warn" | "error"; msg: string }> = [];
+  const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
+  const log = (level: "warn" | "error") => (_obj: unknown, msg: string) => {
+    lines.push({ level, msg });
+    for (const w of waiters.splice(0)) {
+      if (w.re.test(`${level} ${msg}`)) w.resolve();
+      else waiters.push(w);
+    }
+  };
+  const logger = { warn: log("warn"), error: log("error") } as unknown as RedisStoreOptions["logger"];
+  const next = (re: RegExp) => new Promise<void>((resolve) => waiters.push({ re, resolve }));
+  return { lines, logger, next };
+}
+
+describe("RedisStore", () => {
+  const redis = new Redis(URL);
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  test("keeps each task's log as a list where seq n is index n-1", async () => {
+    const store = new RedisStore(URL, { prefix: `${RUN}layout:` });
+    try {
+      await store.commit({ tasks: [makeTask("t")], events: [makeEvent("t", 1), makeEvent("t", 2)] });
+      const second = await redis.lindex(`${RUN}layout:events:t`, 1);
+      expect(JSON.parse(second!)).toEqual(makeEvent("t", 2));
+      expect(await redis.sismember(`${RUN}layout:unfinished`, "t")).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("connect() names the URL, without its password, when Redis cannot be reached", async () => {
+    const store = new RedisStore("redis://user:s3cret@127.0.0.1:1");
+    const err = (await store.connect().catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/^cannot connect to Redis at redis:\/\/127\.0\.0\.1:1\/?: .*ECONNREFUSED/);
+    expect(err.message).not.toContain("s3cret");
+    await store.close();
+  });
+
+  test("close without ever connecting opens nothing", async () => {
+    await new RedisStore(URL, { prefix: `${RUN}idle:` }).close();
+  });
+
+  describe("one router per prefix", () => {
+    const inUse = (prefix: string, seconds: number): string =>
+      `store ${redactUrl(URL)} (prefix ${prefix}) is in use by another a2a-router; it frees itself ${seconds} s after that router stops`;
+
+    test("a second store on the prefix is refused while the first holds it (renewed past its TTL); close frees it", async () => {
+      const prefix = `${RUN}own-a:`;
+      const first = await connected(prefix, { ownerTtlMs: 300 });
+      try {
+        expect(await redis.get(`${prefix}owner`)).toMatch(new RegExp(`:${process.pid}:`));
+        await expect(connected(prefix)).rejects.toThrow(inUse(prefix, 15));
+        // Three TTLs later the key is still there: the timer renews it.
+        await new Promise((r) => setTimeout(r, 900));
+        expect(await redis.pttl(`${prefix}owner`)).toBeGreaterThan(0);
+        await expect(connected(prefix, { ownerTtlMs: 300 })).rejects.toThrow(inUse(prefix, 0.3));
+        // Another prefix is another store.
+        await (await connected(`${RUN}own-b:`)).close();
+      } finally {
+        await first.close();
+      }
+      expect(await redis.exists(`${prefix}owner`)).toBe(0);
+      await (await connected(prefix)).close();
+    });
+
+    test("the key of a router that died without closing keeps the next one out until it expires", async () => {
+      const prefix = `${RUN}own-dead:`;
+      // What a router killed with SIGKILL leaves: its key, no longer renewed.
+      await redis.set(`${prefix}owner`, "elsewhere:4242:dead", "PX", 300);
+      await expect(connected(prefix)).rejects.toThrow(inUse(prefix, 15));
+      await until(async () => (await redis.exists(`${prefix}owner`)) === 0, "the dead router's key to expire");
+      const next = await connected(prefix);
+      await next.close();
+    });
+
+    test("losing the key to another router is logged as an error; getting it back, as a warning", async () => {
+      const prefix = `${RUN}own-lost:`;
+      const { lines, logger, next } = recordingLogger();
+      const store = await connected(prefix, { ownerTtlMs: 150, logger });
+      try {
+        // Its key expired (say, a long outage) and another router took the store.
+        const lost = next(/^error LOST OWNERSHIP/);
+        await redis.set(`${prefix}owner`, "elsewhere:4242:other", "PX", 10_000);
+        await lost;
+        // That router stopped: the next renewal takes the key again.
+        const regained = next(/^warn store ownership regained/);
+        await redis.del(`${prefix}owner`);
+        await regained;
+        expect(await redis.get(`${prefix}owner`)).toMatch(new RegExp(`:${process.pid}:`));
+        // Expired while nobody else took it: retaken with a warning.
+        const retaken = next(/^warn store owner key had expired/);
+        await redis.del(`${prefix}owner`);
+        await retaken;
+        expect(lines.map((l) => l.level)).toEqual(["error", "warn", "warn"]);
+      } finally {
+        await store.close();
+      }
+      expect(await redis.exists(`${prefix}owner`)).toBe(0);
+    });
+
+    test("a bad ownerTtlMs is refused naming the option", () => {
+      expect(() => new RedisStore(URL, { ownerTtlMs: 0 })).toThrow("ownerTtlMs must be an integer of at least 3: got 0");
+    });
+  });
+
+  describe("database index", () => {
+    test("a database Redis does not have fails connect() with one line instead of falling back to 0", async () => {
+      const url = new globalThis.URL(URL);
+      url.pathname = "/99";
+      const store = new RedisStore(url.toString());
+      const err = (await store.connect().catch((e: unknown) => e)) as Error;
+      expect(err.message).toBe(`cannot use database 99 of Redis at ${redactUrl(url.toString())}: ERR DB index is out of range`);
+      await store.close();
+    });
+
+    test("the URL's database is the one written", async () => {
+      const url = new globalThis.URL(URL);
+      url.pathname = "/3";
+      const prefix = `${RUN}db3:`;
+      const store = new RedisStore(url.toString(), { prefix });
+      const db3 = new Redis(url.toString());
+      try {
+        await store.connect();
+        await store.commit({ tasks: [makeTask("t")], events: [makeEvent("t", 1)] });
+        expect(await db3.exists(`${prefix}task:t`, `${prefix}owner`)).toBe(2);
+        expect(await redis.exists(`${prefix}task:t`)).toBe(0);
+      } finally {
+        await store.close();
+        await db3.quit();
+        await deleteRunKeys(url.toString());
+      }
+    });
+  });
+});
