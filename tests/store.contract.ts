@@ -355,6 +355,32 @@ export function runStoreContract(
         expect(await store.countTasks(query)).toBe(5);
       });
 
+      test("statusSinceMs keeps tasks whose status timestamp is at or after it (updatedAt when it has none)", async () => {
+        const store = await fresh();
+        await store.commit({
+          tasks: [
+            // Status set at 2 s, but an artifact arrived at 9 s: the status time decides, not updatedAt.
+            makeTask("early", { status: { state: "working", timestamp: at(2) }, updatedAt: at(9) }),
+            // An agent's own timestamp in another ISO form: 4 s.
+            makeTask("offset", { status: { state: "working", timestamp: at(4).replace(".000Z", "+00:00") }, updatedAt: at(4) }),
+            makeTask("late", { status: { state: "completed", timestamp: at(6) }, updatedAt: at(6), contextId: "ctx-2" }),
+            // No status timestamp: judged by updatedAt (5 s).
+            makeTask("bare", { status: { state: "working" }, updatedAt: at(5) }),
+          ],
+          events: [],
+        });
+        const since = (n: number) => Date.parse(at(n));
+        expect(ids(await store.listTasks({ statusSinceMs: since(4), limit: 10 }))).toEqual(["late", "bare", "offset"]);
+        expect(await store.countTasks({ statusSinceMs: since(4) })).toBe(3);
+        expect(ids(await store.listTasks({ statusSinceMs: since(4), limit: 1, before: { updatedAt: at(6), id: "late" } })))
+          .toEqual(["bare"]);
+        expect(ids(await store.listTasks({ statusSinceMs: since(5), state: "working", limit: 10 }))).toEqual(["bare"]);
+        expect(await store.countTasks({ statusSinceMs: since(5), contextId: "ctx-2" })).toBe(1);
+        expect(ids(await store.listTasks({ statusSinceMs: since(0), limit: 10 }))).toEqual(["early", "late", "bare", "offset"]);
+        expect(await store.listTasks({ statusSinceMs: since(7), limit: 10 })).toEqual([]);
+        expect(await store.countTasks({ statusSinceMs: since(7) })).toBe(0);
+      });
+
       test("countTasks follows upserts: a task that changes state counts under its new state only", async () => {
         const store = await fresh();
         await seed(store);

@@ -463,7 +463,8 @@ class HubAgent implements Agent {
   #cancel(taskId: string): void {
     const controller = this.#tasks.get(taskId);
     if (!controller) return;
-    controller.abort(new Error("task canceled by the client"));
+    // The client canceled, the task timed out, or the router is shutting down: the task is over either way.
+    controller.abort(new Error("task canceled by the router"));
     this.#kept = this.#kept.filter((frame) => frame.params.task_id !== taskId);
   }
 

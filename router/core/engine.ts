@@ -46,6 +46,8 @@ export interface EngineOptions {
 const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
 /** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
 const CANCEL_GRACE_MS = 2000;
+/** How long shutdown waits for agents to take the cancels of the turns it failed. */
+const SHUTDOWN_CANCEL_MS = 1000;
 
 /** A task with a turn in progress (or just ended, until its final event is committed). */
 interface LiveTask {
@@ -319,14 +321,22 @@ export class TaskEngine {
     return (await this.#opts.store.readEvents(taskId, seq, 1)).length > 0;
   }
 
-  /** Stops taking new turns and fails the ones in progress (the log says why). */
+  /**
+   * Stops taking new turns and fails the ones in progress (the log says why), then tells their agents to
+   * stop (hub `task.cancel`, upstream `tasks/cancel`), waiting for that at most SHUTDOWN_CANCEL_MS.
+   */
   async close(): Promise<void> {
     this.#closing = true;
+    const told: Promise<void>[] = [];
     for (const live of this.#live.values()) {
-      // Agents are not told: a hub agent sees the hub close, and its SDK re-sends its results to the next
-      // router, which refuses them for the failed task (the log stays as clients saw it).
-      if (!live.turnEnded) this.#endTurn(live, "failed", "The router shut down while this task was in flight.");
+      if (live.turnEnded) continue;
+      this.#endTurn(live, "failed", "The router shut down while this task was in flight.");
+      const { agent, task } = live;
+      if (agent.cancel) told.push(agent.cancel(task.id).catch((err) => this.#log.warn({ err, task: task.id }, "agent cancel at shutdown failed")));
     }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(told), new Promise<void>((r) => (timer = setTimeout(r, SHUTDOWN_CANCEL_MS)))]);
+    clearTimeout(timer);
     await this.#commits.flushed();
   }
 

@@ -6,11 +6,16 @@ export interface CommitBatch {
   events: LoggedEvent[];
 }
 
-/** The equality filters of a task listing; an absent member matches every task. */
+/** The filters of a task listing; an absent member matches every task. */
 export interface ListTasksFilter {
   contextId?: string;
   state?: string;
   agentId?: string;
+  /**
+   * Only tasks whose status timestamp is at or after this time, in epoch milliseconds (v1.0 ListTasks
+   * `statusTimestampAfter`). A task whose status has no readable timestamp is judged by its updatedAt.
+   */
+  statusSinceMs?: number;
 }
 
 /**

@@ -180,7 +180,7 @@ export class Dispatcher {
         if (!dialect.toListQuery || !dialect.renderList) throw RpcError.unsupportedOperation(method);
         const q = dialect.toListQuery(params);
         const pageSize = Math.min(Math.max(q.pageSize ?? 50, 1), 100);
-        const filter = { contextId: q.contextId, state: q.state, agentId: ctx.pathAgentId };
+        const filter = { contextId: q.contextId, state: q.state, agentId: ctx.pathAgentId, statusSinceMs: statusSince(q.statusTimestampAfter) };
         const before = q.pageToken ? decodePageToken(q.pageToken) : undefined;
         // One task more than the page tells whether another page follows.
         const [tasks, totalSize] = await Promise.all([
@@ -304,4 +304,12 @@ function requestId(req: unknown): RpcId {
     if (typeof id === "string" || typeof id === "number" || id === null) return id;
   }
   return null;
+}
+
+/** v1.0 ListTasks `statusTimestampAfter` as epoch ms (the schema checked its form; this catches what it lets by). */
+function statusSince(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw RpcError.invalidParams(`statusTimestampAfter is not a time: "${iso}"`, "statusTimestampAfter");
+  return ms;
 }

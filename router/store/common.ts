@@ -33,13 +33,23 @@ export function checkListQuery(query: ListTasksQuery): CursorKey | undefined {
   return { ms: timeMs("before.updatedAt", before.updatedAt), id: before.id };
 }
 
-/** Whether a task passes the equality filters (contextId, state, agentId). */
+/** Whether a task passes the list filters. */
 export function matchesFilters(task: Task, filter: ListTasksFilter): boolean {
   return (
     (filter.contextId === undefined || task.contextId === filter.contextId) &&
     (filter.state === undefined || task.status.state === filter.state) &&
-    (filter.agentId === undefined || task.agentId === filter.agentId)
+    (filter.agentId === undefined || task.agentId === filter.agentId) &&
+    (filter.statusSinceMs === undefined || statusMs(task.status.timestamp, task.updatedAt) >= filter.statusSinceMs)
   );
+}
+
+/**
+ * When a task's status last changed, in epoch ms: its status timestamp (agents may set their own, in any
+ * ISO form), else its updatedAt. The SQLite store runs this same function inside its queries.
+ */
+export function statusMs(statusTimestamp: unknown, updatedAt: string | number): number {
+  const ms = typeof statusTimestamp === "string" ? Date.parse(statusTimestamp) : NaN;
+  return Number.isNaN(ms) ? (typeof updatedAt === "number" ? updatedAt : Date.parse(updatedAt)) : ms;
 }
 
 /**

@@ -291,9 +291,13 @@ export class RedisStore implements TaskStore {
     return out;
   }
 
-  /** Exact without reading any task: COMMIT_LUA keeps every index to exactly the tasks it names. */
+  /**
+   * Exact without reading any task for the equality filters: COMMIT_LUA keeps every index to exactly the
+   * tasks it names. A status-time filter is checked on each task of the narrowest index.
+   */
   async countTasks(filter: ListTasksFilter): Promise<number> {
     const indexes = this.#filterIndexes(filter);
+    if (filter.statusSinceMs !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
     if (indexes.length === 0) return this.#redis.zcard(this.#key("tasks"));
     if (indexes.length === 1) return this.#redis.zcard(indexes[0]);
     return this.#redis.zintercard(indexes.length, ...indexes);
@@ -434,6 +438,15 @@ export class RedisStore implements TaskStore {
   }
 
   /** The index sets of the filters a query sets, narrowest first (a context is usually the smallest set). */
+  async #countByReading(index: string, filter: ListTasksFilter): Promise<number> {
+    let n = 0;
+    for (let offset = 0; ; offset += LIST_CHUNK) {
+      const ids = await this.#redis.zrevrangebyscore(index, "+inf", "-inf", "LIMIT", offset, LIST_CHUNK);
+      for (const t of await this.#getTasks(ids)) if (matchesFilters(t, filter)) n++;
+      if (ids.length < LIST_CHUNK) return n;
+    }
+  }
+
   #filterIndexes(filter: ListTasksFilter): string[] {
     const out: string[] = [];
     if (filter.contextId !== undefined) out.push(this.#key("tasks:ctx", filter.contextId));

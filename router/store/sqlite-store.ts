@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
-import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, timeMs } from "./common.js";
+import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, statusMs, timeMs } from "./common.js";
 
 const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
 
@@ -33,11 +33,13 @@ CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
 
 type JsonRow = { json: string };
 type CountRow = { n: number };
-type Filter = "contextId" | "state" | "agentId" | "before";
+type Filter = "contextId" | "state" | "agentId" | "statusSinceMs" | "before";
 const FILTER_SQL: Record<Filter, string> = {
   contextId: "context_id = @contextId",
   state: "state = @state",
   agentId: "agent_id = @agentId",
+  // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
+  statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
   // A row value, so the cursor follows the ORDER BY exactly (and can walk the (updated_at, id) index).
   before: "(updated_at, id) < (@beforeMs, @beforeId)",
 };
@@ -240,6 +242,7 @@ function openDatabase(path: string): Database.Database {
     // Take the lock now, whatever the pragmas did (a write lock, the only kind exclusive mode keeps).
     db.exec("BEGIN EXCLUSIVE; COMMIT");
     db.exec(SCHEMA);
+    db.function("status_ms", { deterministic: true }, (timestamp, updatedAt) => statusMs(timestamp, updatedAt as number));
   } catch (err) {
     db?.close();
     if ((err as { code?: unknown }).code === "SQLITE_BUSY" && isFile(path)) {
@@ -279,7 +282,7 @@ function holderPid(path: string): string {
 function bindFilters(filter: ListTasksFilter): { used: Filter[]; params: Record<string, unknown> } {
   const used: Filter[] = [];
   const params: Record<string, unknown> = {};
-  for (const name of ["contextId", "state", "agentId"] as const) {
+  for (const name of ["contextId", "state", "agentId", "statusSinceMs"] as const) {
     const value = filter[name];
     if (value === undefined) continue;
     used.push(name);

@@ -16,6 +16,8 @@ export interface Deadline {
 export function deadline(ms: number, parent?: AbortSignal): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")), ms);
+  // The request's socket keeps the process alive while it matters; the timer alone must not.
+  timer.unref();
   const onParentAbort = () => controller.abort(parent?.reason);
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener("abort", onParentAbort, { once: true });

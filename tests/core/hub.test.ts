@@ -292,7 +292,8 @@ describe("hub tasks", () => {
 describe("hub liveness", () => {
   let quick: RunningRouter;
   beforeAll(async () => {
-    quick = await testRouter({ config: { hub: { timeoutMs: 150 }, taskTimeoutMs: 300 } });
+    // Short, but with room for a loaded machine: the agent must outlive registration by a wide margin.
+    quick = await testRouter({ config: { hub: { timeoutMs: 1000 }, taskTimeoutMs: 1500 } });
   });
   afterAll(() => quick.close());
 
@@ -304,10 +305,10 @@ describe("hub liveness", () => {
     const sent = rpc(quick.url, "tasks/send", { id: "to-1", message: userMessage("x"), metadata: { agent: "slowpoke" } });
     await exec;
     // Keep the connection alive while the task times out.
-    const beat = setInterval(() => a.notify("heartbeat", {}), 50);
+    const beat = setInterval(() => a.notify("heartbeat", {}), 200);
     try {
       expect((await cancel).params).toEqual({ task_id: "to-1" });
-      expect((await sent).result.status.message.parts[0].text).toBe("Task timed out after 300 ms.");
+      expect((await sent).result.status.message.parts[0].text).toBe("Task timed out after 1500 ms.");
     } finally {
       clearInterval(beat);
       await a.close();
@@ -336,5 +337,25 @@ describe("hub shutdown", () => {
     const code = new Promise<number>((resolve) => a.ws.once("close", (c) => resolve(c)));
     await r.close();
     expect(await code).toBe(1001);
+  });
+
+  test("closing the router fails the tasks in flight and sends their agent task.cancel before the goodbye", async () => {
+    const r = await testRouter();
+    const a = new RawAgent(r.url);
+    await a.register("worker");
+    const exec = a.nextTask();
+    const stream = openStream(r.url, "tasks/sendSubscribe", { id: "busy-1", message: userMessage("x"), metadata: { agent: "worker" } });
+    await exec;
+    const cancel = a.nextFrame((f) => f.method === "task.cancel");
+    const order: string[] = [];
+    void cancel.then(() => order.push("task.cancel"));
+    const code = new Promise<number>((resolve) => a.ws.once("close", (c) => resolve(order.push(`close ${c}`))));
+    await r.close();
+    expect((await cancel).params).toEqual({ task_id: "busy-1" });
+    await code;
+    expect(order).toEqual(["task.cancel", "close 1001"]);
+    const events = await (await stream).all();
+    expect(events.at(-1)!.data.result).toMatchObject({ final: true, status: { state: "failed" } });
+    expect(statusText(events.at(-1)!)).toMatch(/router shut down/);
   });
 });

@@ -64,7 +64,7 @@ export async function gatedHubAgent(routerUrl: string, name: string, gates: Map<
 export const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Polls `check` on each macrotask until it holds (waiting on a condition, never on a fixed delay). */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -7,6 +7,7 @@ import { SchemaRegistry } from "../../router/schema/validator.js";
 import { RedisStore } from "../../router/store/index.js";
 import { post, rpc, type Json } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
+import { until } from "./helpers.js";
 
 /**
  * v1.0 ListTasks on the raw wire against a real router, once per store: cursor paging over tasks that share
@@ -146,5 +147,31 @@ describe.each(stores)("ListTasks over the wire (%s store)", (_name, openStore) =
     const second = await listTasks({ contextId, pageSize: 1, pageToken: token });
     expect(second.result).toMatchObject({ nextPageToken: "", totalSize: 2 });
     expect(second.result.tasks[0].id).not.toBe(first.result.tasks[0].id);
+  });
+
+  test("statusTimestampAfter keeps the tasks whose status changed at or after it; a bad time is -32602", async () => {
+    const contextId = `ctx-${randomUUID()}`;
+    await sendBatch(2, contextId);
+    const statusTimes = async (): Promise<number[]> =>
+      ((await listTasks({ contextId })).result.tasks as Json[]).map((t) => Date.parse(t.status.timestamp));
+    const firstDone = Math.max(...(await statusTimes()));
+    // The clock must move on so the next batch's status times are later than the first's.
+    await until(() => Date.now() > firstDone, "the clock to pass the first batch");
+    const later = await sendBatch(3, contextId);
+    const since = new Date(firstDone + 1).toISOString();
+
+    const res = await listTasks({ contextId, statusTimestampAfter: since });
+    expect(res.result).toMatchObject({ totalSize: 3, nextPageToken: "" });
+    expect((res.result.tasks as Json[]).map((t) => t.id).sort()).toEqual([...later].sort());
+    // Inclusive: the first batch's latest status time itself lists that task too.
+    const inclusive = await listTasks({ contextId, statusTimestampAfter: new Date(firstDone).toISOString() });
+    expect(inclusive.result.totalSize).toBeGreaterThanOrEqual(4);
+    const paged = await listTasks({ contextId, statusTimestampAfter: since, pageSize: 2 });
+    expect(paged.result).toMatchObject({ totalSize: 3, pageSize: 2 });
+    expect(paged.result.tasks).toHaveLength(2);
+
+    const bad = await listTasks({ contextId, statusTimestampAfter: "yesterday" });
+    expect(bad.error).toMatchObject({ code: RPC_ERROR_CODES.INVALID_PARAMS });
+    expect(JSON.stringify(bad.error.data)).toContain("statusTimestampAfter");
   });
 });

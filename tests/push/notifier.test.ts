@@ -16,7 +16,7 @@ let hooks: WebhookReceiver;
 let notifier: PushNotifier;
 
 function newNotifier(options: Partial<PushNotifierOptions> = {}): PushNotifier {
-  return new PushNotifier({ store, logger: silentLogger(), baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 1000, ...options });
+  return new PushNotifier({ store, logger: silentLogger(), baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 10_000, ...options });
 }
 
 beforeEach(async () => {
@@ -146,7 +146,8 @@ describe("delivery", () => {
 
   test("an unreachable webhook and a hanging one are given up on without blocking", async () => {
     await notifier.close();
-    notifier = newNotifier({ maxAttempts: 2, timeoutMs: 100 });
+    // Each try must reach the hanging receiver before it is cut: half a second is plenty on loopback.
+    notifier = newNotifier({ maxAttempts: 2, timeoutMs: 500 });
     hooks.respond = (path) => (path === "/hang" ? "hang" : 200);
     const task = await newTask("t6", "v0.1");
     await notifier.set(task.id, { id: "gone", url: "http://127.0.0.1:9/nothing-listens" }, 0);

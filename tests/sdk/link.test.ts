@@ -123,12 +123,12 @@ describe("the link", () => {
     const agent = track(
       connectAgent({ url: hub.url, name: "beater", heartbeatMs: 20, reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
     );
-    await agent.ready;
     const disconnected = new Promise((resolve) => agent.on("disconnected", resolve));
-    await hub.until(() => hub.connections[0]!.frames.filter((f) => f.method === "heartbeat").length >= 2);
+    await agent.ready;
     // The fake hub never answers a heartbeat: the agent gives up on the link and dials again.
     await disconnected;
     await hub.until(() => hub.connections.length >= 2);
+    // How many beats went out before the drop depends on timer jitter; at least one did, in this shape.
     expect(hub.connections[0]!.frames.find((f) => f.method === "heartbeat")).toMatchObject({ jsonrpc: "2.0", params: {} });
   });
 

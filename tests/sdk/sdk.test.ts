@@ -173,7 +173,7 @@ describe("cancel and concurrency", () => {
         expect(task.status.state).toBe("canceled");
       }
     });
-    expect(await aborted.promise).toBe("task canceled by the client");
+    expect(await aborted.promise).toBe("task canceled by the router");
     expect(events.map(text)).not.toContain("never streamed");
     expect(events.at(-1)!.result).toMatchObject({ final: true, status: { state: "canceled" } });
     const ok = await rpc(router.url, "tasks/send", sendParams("cancelable", "quick"));
