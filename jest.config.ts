@@ -8,7 +8,8 @@ const config: Config = {
   testMatch: ["**/*.test.ts"],
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   transform: { "^.+\\.ts$": ["ts-jest", { useESM: true }] },
-  testTimeout: 30000,
+  // Generous: a test that spawns processes or waits out short timeouts is slow, not stuck, on a loaded box.
+  testTimeout: 60_000,
   maxWorkers: 2,
 };
 export default config;

@@ -77,7 +77,8 @@ class HubAgent implements Agent {
   #pending = new Map<JsonRpcId, Pending>();
   #kept: KeptFrame[] = [];
   #droppedWarned = false;
-  #lastSeen = 0;
+  /** Heartbeats sent since the hub last sent anything (frame or ping). */
+  #unanswered = 0;
   #lastError: string | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -142,15 +143,15 @@ class HubAgent implements Agent {
     const ws = new WebSocket(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
     this.#ws = ws;
     ws.on("open", () => {
-      this.#lastSeen = Date.now();
+      this.#unanswered = 0;
       this.#register(ws);
     });
     ws.on("message", (data, isBinary) => {
-      this.#lastSeen = Date.now();
+      this.#unanswered = 0;
       if (!isBinary) this.#onFrame(ws, data.toString());
     });
     ws.on("ping", () => {
-      this.#lastSeen = Date.now();
+      this.#unanswered = 0;
     });
     ws.on("unexpected-response", (_req, res) => {
       const status = res.statusCode ?? 0;
@@ -260,14 +261,17 @@ class HubAgent implements Agent {
   #startHeartbeat(ws: WebSocket): void {
     this.#stopHeartbeat();
     const { heartbeatMs } = this.#settings;
+    // Silence is counted in heartbeats sent without any answer, not in elapsed time: an agent whose own
+    // event loop stalled (a busy handler, a long GC) must not take its stall for a silent hub.
     this.#heartbeat = setInterval(() => {
-      if (Date.now() - this.#lastSeen > heartbeatMs * DEFAULTS.silentPeriods) {
+      if (this.#unanswered >= DEFAULTS.silentPeriods) {
         this.#settings.logger.warn(`no frame from the hub for ${DEFAULTS.silentPeriods} heartbeats; reconnecting`);
         ws.terminate();
         return;
       }
       // An id so a hub that only answers requests still acks; the answer needs no bookkeeping.
       this.#write(ws, { jsonrpc: "2.0", id: this.#nextId++, method: HUB_METHODS.HEARTBEAT, params: {} });
+      this.#unanswered++;
     }, heartbeatMs);
     this.#heartbeat.unref();
   }

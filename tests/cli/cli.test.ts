@@ -1,11 +1,15 @@
 import { createServer, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, jest, test } from "@jest/globals";
 import { completeAgent } from "../../agents/examples/ws-complete-agent.js";
 import { connectAgent, type Agent } from "../../agents/sdk/index.js";
 import { startRouter, type RunningRouter } from "../../router/index.js";
 import { deferred, memoryLogger } from "../sdk/helpers.js";
 import { ensureBuilt } from "./build.js";
 import { cli, CliProcess, jsonLines } from "./run-cli.js";
+
+// Each test spawns several node processes one after another: on a loaded 2-core machine that can take
+// longer than the default 30 s, which is a wait, not a hang.
+jest.setTimeout(90_000);
 
 let router: RunningRouter;
 let agent: Agent;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
-import { getJson, openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
+import { getJson, openStream, rpc, statusText, userMessage, type Json } from "../helpers/rpc.js";
+import { until } from "../interop/helpers.js";
 import { testRouter } from "../helpers/router.js";
 import { V01Upstream } from "../helpers/v01-upstream.js";
 
@@ -33,11 +34,16 @@ afterAll(async () => {
 
 describe("upstream HTTP-SSE agents", () => {
   test("the card is read: name, skills and streaming", async () => {
-    const list = await getJson(router.url + "/agents");
-    const up = list.agents.find((a: { id: string }) => a.id === "up");
+    // On a loaded machine the lookup may outlast the start-up bound and finish in the background.
+    let up: Json | undefined;
+    await until(async () => {
+      const list = await getJson(router.url + "/agents");
+      up = list.agents.find((a: { id: string }) => a.id === "up");
+      return up !== undefined && up.name !== "up"; // until then it is listed under its config id
+    }, "the upstream card to be read");
     expect(up).toMatchObject({ transport: "http", online: true, name: "Upstream v0.1" });
-    expect(up.card.skills[0].id).toBe("shout");
-    expect(up.card.url).toBe(`${router.url}/agents/up`);
+    expect(up!.card.skills[0].id).toBe("shout");
+    expect(up!.card.url).toBe(`${router.url}/agents/up`);
   });
 
   test("tasks/sendSubscribe is forwarded and the upstream SSE relayed event by event", async () => {

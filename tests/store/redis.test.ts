@@ -121,9 +121,11 @@ describe("RedisStore", () => {
     test("the key of a router that died without closing keeps the next one out until it expires", async () => {
       const prefix = `${RUN}own-dead:`;
       // What a router killed with SIGKILL leaves: its key, no longer renewed.
-      await redis.set(`${prefix}owner`, "elsewhere:4242:dead", "PX", 2000);
+      await redis.set(`${prefix}owner`, "elsewhere:4242:dead", "PX", 60_000);
       await expect(connected(prefix)).rejects.toThrow(inUse(prefix, 15));
-      await until(async () => (await redis.exists(`${prefix}owner`)) === 0, "the dead router's key to expire", 20_000);
+      // Its TTL runs out (shortened here rather than waited for): the store is free again.
+      await redis.pexpire(`${prefix}owner`, 50);
+      await until(async () => (await redis.exists(`${prefix}owner`)) === 0, "the dead router's key to expire");
       const next = await connected(prefix);
       await next.close();
     });
@@ -131,7 +133,8 @@ describe("RedisStore", () => {
     test("losing the key to another router is logged as an error; getting it back, as a warning", async () => {
       const prefix = `${RUN}own-lost:`;
       const { lines, logger, next } = recordingLogger();
-      const store = await connected(prefix, { ownerTtlMs: 150, logger });
+      // A TTL with room for a loaded machine: the renewed key must not lapse between two renewals.
+      const store = await connected(prefix, { ownerTtlMs: 1000, logger });
       try {
         // Its key expired (say, a long outage) and another router took the store.
         const lost = next(/^error LOST OWNERSHIP/);
