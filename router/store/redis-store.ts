@@ -437,7 +437,7 @@ export class RedisStore implements TaskStore {
     }
   }
 
-  /** The index sets of the filters a query sets, narrowest first (a context is usually the smallest set). */
+  /** Counts the tasks of `index` that pass `filter`, reading them in chunks (for filters no index holds). */
   async #countByReading(index: string, filter: ListTasksFilter): Promise<number> {
     let n = 0;
     for (let offset = 0; ; offset += LIST_CHUNK) {
@@ -447,6 +447,7 @@ export class RedisStore implements TaskStore {
     }
   }
 
+  /** The index sets of the filters a query sets, narrowest first (a context is usually the smallest set). */
   #filterIndexes(filter: ListTasksFilter): string[] {
     const out: string[] = [];
     if (filter.contextId !== undefined) out.push(this.#key("tasks:ctx", filter.contextId));
