@@ -247,9 +247,7 @@ export class TaskEngine {
     live.canceling = true;
     if (live.agent.cancel) {
       const told = live.agent.cancel(taskId).catch((err) => this.#log.warn({ err, task: taskId }, "agent cancel failed"));
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([told, new Promise<void>((r) => (timer = setTimeout(r, CANCEL_GRACE_MS)))]);
-      clearTimeout(timer);
+      await settledOrAfter(told, CANCEL_GRACE_MS);
     }
     if (live.turnEnded && live.task.status.state !== "canceled") {
       throw RpcError.taskNotCancelable(taskId, live.task.status.state);
@@ -334,9 +332,7 @@ export class TaskEngine {
       const { agent, task } = live;
       if (agent.cancel) told.push(agent.cancel(task.id).catch((err) => this.#log.warn({ err, task: task.id }, "agent cancel at shutdown failed")));
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(told), new Promise<void>((r) => (timer = setTimeout(r, SHUTDOWN_CANCEL_MS)))]);
-    clearTimeout(timer);
+    await settledOrAfter(Promise.all(told), SHUTDOWN_CANCEL_MS);
     await this.#commits.flushed();
   }
 
@@ -430,4 +426,11 @@ export class TaskEngine {
     }
     this.#opts.observer?.eventsCommitted?.(events);
   }
+}
+
+/** Waits for `p` (which must not reject), but no longer than `ms`. */
+async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
