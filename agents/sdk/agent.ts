@@ -264,8 +264,8 @@ class HubAgent implements Agent {
     // Silence is counted in heartbeats sent without any answer, not in elapsed time: an agent whose own
     // event loop stalled (a busy handler, a long GC) must not take its stall for a silent hub.
     this.#heartbeat = setInterval(() => {
-      if (this.#unanswered >= DEFAULTS.silentPeriods) {
-        this.#settings.logger.warn(`no frame from the hub for ${DEFAULTS.silentPeriods} heartbeats; reconnecting`);
+      if (this.#unanswered >= DEFAULTS.unansweredHeartbeats) {
+        this.#settings.logger.warn(`no frame from the hub for ${DEFAULTS.unansweredHeartbeats} heartbeats; reconnecting`);
         ws.terminate();
         return;
       }

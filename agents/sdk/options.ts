@@ -8,8 +8,8 @@ import type { AgentLogger, ConnectAgentOptions } from "./types.js";
 export const DEFAULTS = {
   concurrency: 8,
   heartbeatMs: 15_000,
-  /** Heartbeat periods without any frame from the hub before the link is presumed dead. */
-  silentPeriods: 3,
+  /** Heartbeats sent in a row without any frame from the hub before the link is presumed dead. */
+  unansweredHeartbeats: 3,
   maxBufferedFrames: 10_000,
   initialDelayMs: 500,
   maxDelayMs: 30_000,

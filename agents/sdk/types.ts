@@ -125,7 +125,7 @@ export interface ConnectAgentOptions {
   concurrency?: number;
   /** Reconnect policy, or `false` to give up on the first drop. */
   reconnect?: ReconnectOptions | false;
-  /** Heartbeat period (ms). Default 15000. The link is dropped and retried after 3 silent periods. */
+  /** Heartbeat period (ms). Default 15000. The link is dropped and retried after 3 heartbeats get no frame from the hub. */
   heartbeatMs?: number;
   /** Frames kept while disconnected; the oldest are dropped past this. Default 10000. */
   maxBufferedFrames?: number;

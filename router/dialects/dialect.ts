@@ -36,7 +36,7 @@ export interface ListQuery {
   historyLength?: number;
   /** v1.0 ListTasks: render artifacts (default false: the member is omitted). */
   includeArtifacts?: boolean;
-  /** v1.0 ListTasks: only tasks whose status changed after this ISO time. */
+  /** v1.0 ListTasks: only tasks whose status time is at or after this ISO time. */
   statusTimestampAfter?: string;
 }
 
