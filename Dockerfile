@@ -4,7 +4,7 @@
 #   docker run -p 8080:8080 -e ROUTER_API_KEYS=change-me a2a-router
 # A non-loopback bind needs client API keys (or --allow-open): see CONTRACT section 1.
 
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 # better-sqlite3 installs a prebuilt binary; the toolchain is only its fallback when none fits.
 RUN apt-get update \
@@ -20,7 +20,7 @@ COPY hub ./hub
 COPY agents ./agents
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
