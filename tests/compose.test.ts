@@ -122,9 +122,9 @@ describe("docker-compose.yml", () => {
 });
 
 describe("Dockerfile", () => {
-  test("builds on node:20-slim with npm ci and the build, and serves on 0.0.0.0", () => {
-    expect(dockerfile).toMatch(/^FROM node:20-slim AS build$/m);
-    expect(dockerfile).toMatch(/^FROM node:20-slim$/m);
+  test("builds on node:24-slim with npm ci and the build, and serves on 0.0.0.0", () => {
+    expect(dockerfile).toMatch(/^FROM node:24-slim AS build$/m);
+    expect(dockerfile).toMatch(/^FROM node:24-slim$/m);
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
     expect(dockerfile).toMatch(/npm run build/);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/router\/bin.js", "serve", "--host", "0.0.0.0"\]$/m);

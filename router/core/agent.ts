@@ -35,6 +35,11 @@ export interface ExecuteContext {
   metadata: Metadata;
   /** Aborted when the client cancels or the task times out. */
   signal: AbortSignal;
+  /**
+   * Resolves once every update this turn has yielded so far is durable in the store (the hub acks an
+   * agent's update only then, so an acked update survives a crash).
+   */
+  flushed(): Promise<void>;
 }
 
 /**

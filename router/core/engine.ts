@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { RpcError } from "../rpc/errors.js";
+import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import { CommitQueue } from "./commit-queue.js";
@@ -8,6 +8,7 @@ import {
   agentText,
   isTerminal,
   TASK_STATES,
+  TEXT_KIND_KEY,
   TURN_END_STATES,
   type StatusUpdate,
   type AgentUpdate,
@@ -63,6 +64,9 @@ interface LiveTask {
   canceling?: boolean;
   startedAt: number;
   timer?: NodeJS.Timeout;
+  /** Resolved once the turn's final event is committed and fanned out. */
+  done: Promise<void>;
+  finish: () => void;
 }
 
 /**
@@ -152,10 +156,10 @@ export class TaskEngine {
    * stored, with the seq after which this turn's events will be logged.
    */
   async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
-    if (this.#closing) throw RpcError.internal("router is shutting down");
+    if (this.#closing) throw TaskError.shuttingDown();
     if (req.taskId !== undefined) {
       // Claim the id before the first await: concurrent sends with one id must not start two turns.
-      if (this.#starting.has(req.taskId)) throw RpcError.invalidParams(`task ${req.taskId} is being started by another request`, "id");
+      if (this.#starting.has(req.taskId)) throw TaskError.invalidParams(`task ${req.taskId} is being started by another request`, "id");
       this.#starting.add(req.taskId);
       try {
         return await this.#startTurn(req, dialect, agent);
@@ -172,19 +176,19 @@ export class TaskEngine {
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.#opts.store.getTask(req.taskId))) : undefined;
     if (existing) {
       if (this.#live.has(existing.id) || !TURN_END_STATES.has(existing.status.state)) {
-        throw RpcError.invalidParams(`task ${existing.id} is still running a turn; wait for it or cancel it`, "id");
+        throw TaskError.invalidParams(`task ${existing.id} is still running a turn; wait for it or cancel it`, "id");
       }
       if (isTerminal(existing.status.state)) {
         // A finished task cannot be restarted (A2A v1.0 3.1: UnsupportedOperationError), in every dialect.
-        throw RpcError.unsupportedOperation(`task ${existing.id} is already ${existing.status.state}; send with a new id`, {
+        throw TaskError.unsupportedOperation(`task ${existing.id} is already ${existing.status.state}; send with a new id`, {
           taskId: existing.id,
           state: existing.status.state,
         });
       }
       const owner = this.#opts.agents.find(existing.agentId);
-      if (!owner) throw RpcError.unknownAgent(existing.agentId);
+      if (!owner) throw TaskError.unknownAgent(existing.agentId);
       agent = owner;
-      if (!agent.isOnline()) throw RpcError.agentUnavailable(agent.info.id);
+      if (!agent.isOnline()) throw TaskError.agentUnavailable(agent.info.id);
       task = existing;
       task.status = { state: "submitted", timestamp: now };
       task.history.push(req.message);
@@ -207,6 +211,8 @@ export class TaskEngine {
     }
     req.message.taskId ??= task.id;
     req.message.contextId ??= task.contextId;
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
     const live: LiveTask = {
       task,
       agent,
@@ -216,6 +222,8 @@ export class TaskEngine {
       turnEnded: false,
       turnFromSeq: task.lastSeq,
       startedAt: Date.now(),
+      done,
+      finish,
     };
     this.#live.set(task.id, live);
     this.#commits.add(task);
@@ -226,13 +234,23 @@ export class TaskEngine {
     return { task: structuredClone(task), fromSeq: task.lastSeq };
   }
 
+  /**
+   * The task once the turn that logs its events after `fromSeq` has ended and its final event is durable:
+   * what a blocking send answers with. Waits on the turn itself, reading nothing from the log.
+   */
+  async turnResult(taskId: string, fromSeq: number): Promise<Task | undefined> {
+    const live = this.#live.get(taskId);
+    if (live && live.turnFromSeq === fromSeq) await live.done;
+    return this.#opts.store.getTask(taskId);
+  }
+
   /** Cancels a task: tells the agent, ends the task `canceled`. */
   async cancel(taskId: string): Promise<Task> {
     const live = this.#live.get(taskId);
     if (!live || live.turnEnded) {
       const task = live?.task ?? (await this.#opts.store.getTask(taskId));
-      if (!task) throw RpcError.taskNotFound(taskId);
-      if (isTerminal(task.status.state) || live?.turnEnded) throw RpcError.taskNotCancelable(taskId, task.status.state);
+      if (!task) throw TaskError.taskNotFound(taskId);
+      if (isTerminal(task.status.state) || live?.turnEnded) throw TaskError.taskNotCancelable(taskId, task.status.state);
       // Waiting for input: no agent is working on it, so the router ends it itself.
       task.lastSeq += 1;
       const status: TaskStatus = { state: "canceled", message: agentText("Canceled by the client."), timestamp: new Date().toISOString() };
@@ -250,7 +268,7 @@ export class TaskEngine {
       await settledOrAfter(told, CANCEL_GRACE_MS);
     }
     if (live.turnEnded && live.task.status.state !== "canceled") {
-      throw RpcError.taskNotCancelable(taskId, live.task.status.state);
+      throw TaskError.taskNotCancelable(taskId, live.task.status.state);
     }
     if (!live.turnEnded) this.#endTurn(live, "canceled", "Canceled by the client.");
     await this.#commits.flushed();
@@ -355,6 +373,7 @@ export class TaskEngine {
         skill,
         metadata: req.metadata,
         signal: live.controller.signal,
+        flushed: () => this.#commits.flushed(),
       });
       for await (const update of updates) {
         if (live.turnEnded) break;
@@ -380,7 +399,7 @@ export class TaskEngine {
 
   /** Ends a turn with a status of the router's own (cancel, timeout, a dropped or broken agent). */
   #endTurn(live: LiveTask, state: "failed" | "canceled", text: string): void {
-    this.#append(live, { kind: "status", status: { state, message: agentText(text) }, final: true });
+    this.#append(live, { kind: "status", status: { state, message: agentText(text) }, final: true, metadata: { [TEXT_KIND_KEY]: "snapshot" } });
     live.controller.abort();
   }
 
@@ -394,6 +413,10 @@ export class TaskEngine {
       const status = withTimestamp(update.status, now);
       const final = update.final === true || TURN_END_STATES.has(status.state);
       event = { ...update, status, final, taskId: task.id, contextId: task.contextId, seq };
+      if (status.message && event.metadata?.[TEXT_KIND_KEY] === undefined) {
+        // Every agent edge names its text's kind (CONTRACT 9); an agent that sent none is read the A2A way.
+        event.metadata = { ...event.metadata, [TEXT_KIND_KEY]: final ? "snapshot" : "progress" };
+      }
       task.status = status;
       if (final) {
         live.turnEnded = true;
@@ -422,6 +445,7 @@ export class TaskEngine {
       for (const sub of live.subscribers) sub.push(event);
       if (event.kind === "status" && event.final && live.turnEnded && live.task.lastSeq === event.seq) {
         this.#live.delete(event.taskId);
+        live.finish();
       }
     }
     this.#opts.observer?.eventsCommitted?.(events);

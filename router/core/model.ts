@@ -45,6 +45,16 @@ export const TURN_END_STATES: ReadonlySet<TaskState> = new Set([
 
 export type Metadata = Record<string, unknown>;
 
+/**
+ * What the text of a status message is to the turn's answer (CONTRACT section 9), carried in the status
+ * event's metadata under `textKind`: `delta` extends the answer, `snapshot` is the whole visible answer now,
+ * `progress` is a status line shown apart from the answer and replaced by the next one.
+ */
+export type TextKind = "delta" | "snapshot" | "progress";
+/** The metadata key of a status update's TextKind. */
+export const TEXT_KIND_KEY = "textKind";
+
+
 export interface TextPart {
   kind: "text";
   text: string;

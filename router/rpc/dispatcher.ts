@@ -123,8 +123,7 @@ export class Dispatcher {
       case "send": {
         const { req, task, fromSeq } = await this.#beginTurn(dialect, params, ctx);
         if (dialect.returnsImmediately?.(params)) return { kind: "value", value: dialect.renderSendResult(task, req.historyLength) };
-        for await (const _ of engine.events(task.id, fromSeq)) void _;
-        const done = (await engine.getTask(task.id))!;
+        const done = (await engine.turnResult(task.id, fromSeq))!;
         return { kind: "value", value: dialect.renderSendResult(done, req.historyLength) };
       }
       case "stream": {

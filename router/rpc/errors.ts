@@ -1,3 +1,5 @@
+import { TaskError, type TaskErrorReason } from "../core/errors.js";
+
 /** Every JSON-RPC error code the router uses. No code literal appears anywhere else. */
 export const RPC_ERROR_CODES = {
   PARSE_ERROR: -32700,
@@ -91,9 +93,26 @@ export class RpcError extends Error {
   }
 }
 
-/** Maps anything thrown to an RpcError; unknown errors become -32603 without leaking stacks. */
+/** The JSON-RPC code of each task-service reason: the one place a meaning becomes a code. */
+export const REASON_CODES: Record<TaskErrorReason, RpcErrorCode> = {
+  "task-not-found": RPC_ERROR_CODES.TASK_NOT_FOUND,
+  "task-not-cancelable": RPC_ERROR_CODES.TASK_NOT_CANCELABLE,
+  "unknown-agent": RPC_ERROR_CODES.INVALID_PARAMS,
+  "agent-unavailable": RPC_ERROR_CODES.AGENT_UNAVAILABLE,
+  "invalid-params": RPC_ERROR_CODES.INVALID_PARAMS,
+  "unsupported-operation": RPC_ERROR_CODES.UNSUPPORTED_OPERATION,
+  "push-not-supported": RPC_ERROR_CODES.PUSH_NOT_SUPPORTED,
+  "shutting-down": RPC_ERROR_CODES.INTERNAL_ERROR,
+  internal: RPC_ERROR_CODES.INTERNAL_ERROR,
+};
+
+/**
+ * Maps anything thrown to an RpcError. A task-service error keeps its message and facts under its code;
+ * anything else is a bug or a library's failure, whose text (a stack, "x is not a function") is no business
+ * of the client's: it becomes a generic -32603 and the caller logs the original.
+ */
 export function toRpcError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return RpcError.internal(message);
+  if (err instanceof TaskError) return new RpcError(REASON_CODES[err.reason], err.message, err.data);
+  return RpcError.internal("the router could not complete the request");
 }

@@ -1,0 +1,74 @@
+/**
+ * What can go wrong with a task operation, said as a meaning, not as a wire code. The engine and the task
+ * service raise these; each face maps a reason to its own wire (JSON-RPC codes in rpc/errors.ts, HTTP
+ * statuses in the REST and chat faces) in one table of its own.
+ */
+export type TaskErrorReason =
+  | "task-not-found"
+  | "task-not-cancelable"
+  | "unknown-agent"
+  | "agent-unavailable"
+  | "invalid-params"
+  | "unsupported-operation"
+  | "push-not-supported"
+  | "shutting-down"
+  | "internal";
+
+/** Every reason, for tables that must cover them all (tests keep the faces' tables complete). */
+export const TASK_ERROR_REASONS: readonly TaskErrorReason[] = [
+  "task-not-found",
+  "task-not-cancelable",
+  "unknown-agent",
+  "agent-unavailable",
+  "invalid-params",
+  "unsupported-operation",
+  "push-not-supported",
+  "shutting-down",
+  "internal",
+];
+
+/** A task operation's failure: a reason, a message fit for a client, and the facts a client may act on. */
+export class TaskError extends Error {
+  constructor(
+    readonly reason: TaskErrorReason,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "TaskError";
+  }
+
+  /** The request field at fault (invalid-params), when one is named. */
+  get field(): string | undefined {
+    const field = this.data?.field;
+    return typeof field === "string" ? field : undefined;
+  }
+
+  static taskNotFound(taskId: string): TaskError {
+    return new TaskError("task-not-found", `Task not found: ${taskId}`, { taskId });
+  }
+  static taskNotCancelable(taskId: string, state: string): TaskError {
+    return new TaskError("task-not-cancelable", `Task cannot be canceled: ${taskId} is ${state}`, { taskId, state });
+  }
+  static unknownAgent(agent: string): TaskError {
+    return new TaskError("unknown-agent", `Invalid params: unknown agent "${agent}"`, { field: "metadata.agent", agent });
+  }
+  static agentUnavailable(agent: string): TaskError {
+    return new TaskError("agent-unavailable", "agent unavailable", { agent });
+  }
+  static invalidParams(detail: string, field: string, extra?: Record<string, unknown>): TaskError {
+    return new TaskError("invalid-params", `Invalid params: ${detail}`, { field, ...extra });
+  }
+  static unsupportedOperation(detail: string, data?: Record<string, unknown>): TaskError {
+    return new TaskError("unsupported-operation", `This operation is not supported: ${detail}`, data);
+  }
+  static pushNotSupported(): TaskError {
+    return new TaskError("push-not-supported", "Push Notification is not supported");
+  }
+  static shuttingDown(): TaskError {
+    return new TaskError("shutting-down", "Internal error: router is shutting down");
+  }
+  static internal(detail: string): TaskError {
+    return new TaskError("internal", `Internal error: ${detail}`);
+  }
+}
