@@ -17,6 +17,7 @@ import { createApp } from "./http/app.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
+import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
 import { openStore } from "./store/index.js";
@@ -164,9 +165,16 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     extendedCard: true,
     apiKeyRequired: config.apiKeys.length > 0,
   });
-  const dispatcher = new Dispatcher({ engine, agents, schemas, defaultAgent, push, extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId) });
+  const service = new TaskService({ engine, agents, defaultAgent, push });
+  const dispatcher = new Dispatcher({
+    service,
+    schemas,
+    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
+    onInternalError: (err) => logger.error({ err }, "request failed inside the router"),
+  });
   const app = createApp({
     dispatcher,
+    service,
     agents,
     metrics,
     logger,

@@ -11,6 +11,8 @@ export interface ListTasksFilter {
   contextId?: string;
   state?: string;
   agentId?: string;
+  /** Only tasks created by this API-key principal (Task.owner). */
+  owner?: string;
   /**
    * Only tasks whose status timestamp is at or after this time, in epoch milliseconds (v1.0 ListTasks
    * `statusTimestampAfter`). A task whose status has no readable timestamp is judged by its updatedAt.

@@ -9,9 +9,12 @@ import { agentCard, routerCard, type CardContext } from "../cards/index.js";
 import { apiKeyGuard } from "./auth.js";
 import { requestOrigin } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
+import type { TaskService } from "../service/task-service.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
+  /** The task service every face calls (the chat faces mount on it). */
+  service: TaskService;
   agents: AgentRegistry;
   metrics: RouterMetrics;
   logger: Logger;

@@ -293,11 +293,12 @@ export class RedisStore implements TaskStore {
 
   /**
    * Exact without reading any task for the equality filters: COMMIT_LUA keeps every index to exactly the
-   * tasks it names. A status-time filter is checked on each task of the narrowest index.
+   * tasks it names. A status-time or owner filter is checked on each task of the narrowest index (owners
+   * have no index: keys are few and a listing is almost always narrowed by context or agent as well).
    */
   async countTasks(filter: ListTasksFilter): Promise<number> {
     const indexes = this.#filterIndexes(filter);
-    if (filter.statusSinceMs !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
+    if (filter.statusSinceMs !== undefined || filter.owner !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
     if (indexes.length === 0) return this.#redis.zcard(this.#key("tasks"));
     if (indexes.length === 1) return this.#redis.zcard(indexes[0]);
     return this.#redis.zintercard(indexes.length, ...indexes);

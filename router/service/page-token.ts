@@ -3,7 +3,7 @@
  * JSON `[updatedAt, id]` of the page's last task. Opaque to clients; the stores read it as a TaskCursor.
  */
 import type { TaskCursor } from "../core/store.js";
-import { RpcError } from "./errors.js";
+import { TaskError } from "../core/errors.js";
 
 /** The token of a page that ends with this task. */
 export function encodePageToken(last: TaskCursor): string {
@@ -29,5 +29,5 @@ export function decodePageToken(token: string): TaskCursor {
       if (encodePageToken(cursor) === token) return cursor;
     }
   }
-  throw RpcError.invalidParams("pageToken is not a token this server issued", "pageToken");
+  throw TaskError.invalidParams("pageToken is not a token this server issued", "pageToken");
 }
