@@ -91,7 +91,8 @@ export function createReplyReader(): ReplyReader {
     const text = partsText(event.status.message?.parts);
     const final = event.final === true || TURN_END.has(event.status.state);
     if (final) {
-      const answer = text || [...artifactText.values()].join("");
+      // Section 9: the final text, else the artifacts' text; a final with neither keeps the deltas shown.
+      const answer = text || [...artifactText.values()].join("") || shown;
       show(answer, out);
       ended = true;
       out.push({ type: "end", state: event.status.state, answer });
