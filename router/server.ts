@@ -175,6 +175,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   const app = createApp({
     dispatcher,
     service,
+    schemas,
+    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
     agents,
     metrics,
     logger,

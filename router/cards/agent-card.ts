@@ -30,7 +30,14 @@ const MEDIA_TYPES = ["text/plain", "application/json"];
 export function agentCard(info: AgentInfo, ctx: CardContext): Record<string, unknown> {
   const url = `${ctx.baseUrl}/agents/${encodeURIComponent(info.id)}`;
   const skills = info.skills.length > 0 ? info.skills : [{ id: info.id, name: info.name, description: info.description }];
-  return card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version);
+  const base = card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version);
+  // Every agent also speaks the v1.0 HTTP+JSON binding (CONTRACT 13), one path below its JSON-RPC endpoint.
+  const rest = `${url}/rest`;
+  return {
+    ...base,
+    supportedInterfaces: [...(base.supportedInterfaces as unknown[]), { url: rest, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
+    additionalInterfaces: [...(base.additionalInterfaces as unknown[]), { url: rest, transport: "HTTP+JSON" }],
+  };
 }
 
 /** The router's own card (/.well-known/agent-card.json): its endpoint is /rpc and its skills are its agents. */

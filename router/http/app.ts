@@ -10,6 +10,8 @@ import { apiKeyGuard } from "./auth.js";
 import { requestOrigin } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
 import type { TaskService } from "../service/task-service.js";
+import type { SchemaRegistry } from "../schema/validator.js";
+import { restHandler } from "../faces/rest/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -23,6 +25,10 @@ export interface AppDeps {
   heartbeatMs: number;
   /** Resolves the public base URL for cards (the listening address is known only after listen). */
   card: (origin?: string) => CardContext;
+  /** Request validation (the REST binding checks its bodies with the v1.0 schemas). */
+  schemas: SchemaRegistry;
+  /** v1.0 GetExtendedAgentCard for an agent. */
+  extendedCard?: (agentId: string, origin?: string) => unknown;
   /** GET /api/conversations/{sessionId}/messages, when a hosted agent keeps conversations. */
   conversations?: (sessionId: string) => Promise<unknown>;
 }
@@ -83,6 +89,12 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
+  app.use(
+    "/agents/:agentId/rest",
+    guard,
+    body,
+    restHandler({ service: deps.service, schemas: deps.schemas, heartbeatMs: deps.heartbeatMs, logger: deps.logger, extendedCard: deps.extendedCard, origin: requestOrigin }),
+  );
 
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === "entity.too.large") {
