@@ -7,11 +7,12 @@ const status = (state: string, text: string | undefined, textKind?: string, fina
   ...(final !== undefined && { final }),
   ...(textKind !== undefined && { metadata: { textKind } }),
 });
-const chunk = (artifactId: string, text: string, append: boolean): ReplyEvent => ({
+const chunk = (artifactId: string, text: string, append: boolean, textKind?: string): ReplyEvent => ({
   kind: "artifact",
   artifact: { artifactId, parts: [{ kind: "text", text }] },
   append,
   lastChunk: false,
+  ...(textKind !== undefined && { metadata: { textKind } }),
 });
 
 /** Feeds a whole turn and returns every change, in order. */
@@ -63,8 +64,8 @@ describe("reply model (CONTRACT 9)", () => {
 
   test("snapshots before the end go to the status line; the final text is the answer", () => {
     const { changes } = read([
-      chunk("reply", "Sure, ", false),
-      chunk("reply", "playing.", true),
+      chunk("reply", "Sure, ", false, "delta"),
+      chunk("reply", "playing.", true, "delta"),
       status("working", "Sure, playing.\n\nNow playing: jazz", "snapshot"),
       status("completed", "Sure, playing.\n\nNow playing: jazz", "snapshot", true),
     ]);
@@ -74,16 +75,28 @@ describe("reply model (CONTRACT 9)", () => {
     expect(appended(changes)).toBe("Sure, playing.\n\nNow playing: jazz");
   });
 
-  test("with no final text the answer is the turn's text artifacts", () => {
+  test("with no final text the answer is the turn's text artifacts, shown once the turn ends", () => {
     const { changes } = read([chunk("a", "one ", false), chunk("a", "two", true), status("completed", undefined, undefined, true)]);
+    expect(changes.filter((c) => c.type === "artifact").map((c) => (c as { answer: boolean }).answer)).toEqual([false, false]);
+    expect(changes.filter((c) => c.type === "answer")).toEqual([{ type: "answer", delta: "one two" }]);
     expect(changes.at(-1)).toEqual({ type: "end", state: "completed", answer: "one two" });
-    expect(appended(changes)).toBe("one two");
   });
 
-  test("a final text that does not extend what was shown resets the answer", () => {
-    const { changes } = read([chunk("doc", "a document", false), status("completed", "Done.", "snapshot", true)]);
-    expect(changes).toContainEqual({ type: "answer-reset", text: "Done." });
-    expect(appended(changes)).toBe("Done.");
+  test("artifacts are not streamed into the answer when the final status has text (an @a2a-js agent's 'done')", () => {
+    const { changes } = read([
+      status("working", "working on: hello", "progress"),
+      chunk("shout", "HEL", false),
+      chunk("shout", "LO", true),
+      status("completed", "done", "snapshot", true),
+    ]);
+    expect(changes.some((c) => c.type === "answer-reset")).toBe(false);
+    expect(changes.filter((c) => c.type === "answer")).toEqual([{ type: "answer", delta: "done" }]);
+  });
+
+  test("a final text that does not extend what was streamed resets the answer", () => {
+    const { changes } = read([status("working", "draft", "delta"), status("completed", "Final.", "snapshot", true)]);
+    expect(changes).toContainEqual({ type: "answer-reset", text: "Final." });
+    expect(appended(changes)).toBe("Final.");
   });
 
   test("artifacts with data or files are never the answer", () => {
