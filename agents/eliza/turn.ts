@@ -5,13 +5,17 @@
  *   last chunk carries `lastChunk: true`, sent as soon as the reply is complete: when an action other than
  *   REPLY starts, when the first callback arrives, or at the end of the turn, whichever comes first;
  * - action callbacks (and action failures): `working` status snapshots of the whole visible reply, metadata
- *   `{fullText, merge}`;
- * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause.
+ *   `{fullText, merge, textKind: "snapshot"}`;
+ * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause
+ *   (`textKind: "snapshot"` whenever the status has a message).
+ * Every status text the runtime sends is the whole visible reply (CONTRACT 9 "snapshot"): the runtime has no
+ * status line apart from the reply, so it never sends "progress"; the model's tokens are "delta"-like text, but
+ * they travel as artifact chunks (append), never as statuses.
  * The turn never hangs: a model error, the turn timeout or a dead handler end it; `ctx.signal` aborts it.
  */
 import { randomUUID } from "node:crypto";
 import type { ExecuteContext } from "../../router/core/agent.js";
-import { agentText, textOf, type AgentUpdate, type Metadata, type TaskStatus } from "../../router/core/model.js";
+import { agentText, TEXT_KIND_KEY, textOf, type AgentUpdate, type Metadata, type TaskStatus } from "../../router/core/model.js";
 import { AsyncQueue } from "../../router/core/async-queue.js";
 import { DEFAULT_MESSAGE_SOURCE, REPLY_ARTIFACT_ID } from "./defaults.js";
 import { userEntityId } from "./memory.js";
@@ -148,7 +152,7 @@ class TurnStream {
       kind: "status",
       status: { state: "working", message: agentText(fullText), timestamp: new Date().toISOString() },
       final: false,
-      metadata: { fullText, merge },
+      metadata: { fullText, merge, [TEXT_KIND_KEY]: "snapshot" },
     });
   }
 
@@ -244,7 +248,7 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
         kind: "status",
         status: { state: "failed", message: agentText(reason), timestamp: new Date().toISOString() },
         final: true,
-        metadata: { error: reason, actionCallbackHistory: stream.reply.actionCallbackHistory },
+        metadata: { error: reason, actionCallbackHistory: stream.reply.actionCallbackHistory, [TEXT_KIND_KEY]: "snapshot" },
       });
     }
   })().finally(() => queue.end());
@@ -269,6 +273,9 @@ function finalUpdate(outcome: MessageOutcome, reply: VisibleReply): AgentUpdate 
   if (outcome.status === "discarded") metadata.discarded = true;
   // A turn that showed nothing (ignored, or actions that never called back) ends without a message.
   const status: TaskStatus = { state: "completed", timestamp: new Date().toISOString() };
-  if (reply.text !== "") status.message = agentText(reply.text);
+  if (reply.text !== "") {
+    status.message = agentText(reply.text);
+    metadata[TEXT_KIND_KEY] = "snapshot";
+  }
   return { kind: "status", status, final: true, metadata };
 }
