@@ -10,7 +10,6 @@ import { mergeConfig, isLoopback, type RouterConfig, type RouterConfigInput } fr
 import { ConfigError } from "./config/load.js";
 import type { AgentConnector } from "./core/agent.js";
 import { TaskEngine, type EngineOptions } from "./core/engine.js";
-import type { TaskStore } from "./core/store.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp } from "./http/app.js";
@@ -19,7 +18,7 @@ import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { openStore } from "./store/index.js";
+import { openStore, type RouterStore } from "./store/index.js";
 import { HttpAgent } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
@@ -33,8 +32,11 @@ export interface RouterOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it). */
-  store?: string | TaskStore;
+  /**
+   * A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it) that
+   * keeps tasks and the hosted agents' conversations.
+   */
+  store?: string | RouterStore;
   logger?: Logger;
   /** Extra hosted agents, besides `echo` and `eliza`. */
   hostedAgents?: AgentConnector[];

@@ -1,7 +1,7 @@
 /** The Eliza runtime as the router sees it: an AgentConnector hosted in-process, plus the transcript read. */
 import type { AgentConnector, AgentInfo, AgentSkill, ExecuteContext } from "../../router/core/agent.js";
 import type { AgentUpdate } from "../../router/core/model.js";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
 import { CHAT_SKILL_ID, ELIZA_AGENT_ID } from "./defaults.js";
 import type { AgentRuntime } from "./runtime.js";
 import { toTranscript, type ConversationMessage } from "./transcript.js";
@@ -53,10 +53,10 @@ export function skillsOf(character: Character, actions: readonly Action[]): Agen
 export class HostedElizaAgent implements ElizaAgent {
   readonly info: AgentInfo;
   readonly runtime: AgentRuntime;
-  readonly #store: TaskStore;
+  readonly #store: MemoryRecordStore;
   readonly #turnTimeoutMs: number;
 
-  constructor(runtime: AgentRuntime, store: TaskStore, turnTimeoutMs: number) {
+  constructor(runtime: AgentRuntime, store: MemoryRecordStore, turnTimeoutMs: number) {
     this.runtime = runtime;
     this.#store = store;
     this.#turnTimeoutMs = turnTimeoutMs;

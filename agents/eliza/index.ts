@@ -8,7 +8,7 @@
  * The rest is exported for tests and for code that drives the runtime directly.
  */
 import { pino, type Logger } from "pino";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
 import { checkCharacter, defaultCharacter, loadCharacterFile } from "./character.js";
 import { HostedElizaAgent, type ElizaAgent } from "./connector.js";
 import { DEFAULT_TURN_TIMEOUT_MS, ELIZA_AGENT_ID } from "./defaults.js";
@@ -20,8 +20,8 @@ import { AgentRuntime } from "./runtime.js";
 import type { Character, Plugin } from "./types.js";
 
 export interface ElizaAgentOptions {
-  /** Where conversations (memories) live; roomId = the A2A contextId. */
-  store: TaskStore;
+  /** Where conversations (memories) live, roomId = the A2A contextId: any router store (memory, SQLite, Redis) is one. */
+  store: MemoryRecordStore;
   logger?: Logger;
   /** A character JSON file (`--character`, config `eliza.character`). */
   characterPath?: string;

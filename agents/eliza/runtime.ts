@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
 import { fromRecord, toRecord } from "./memory.js";
 import type { TextModel } from "./models/text-model.js";
 import { compileParameters, type ParameterValidator } from "./parameters.js";
@@ -27,7 +27,7 @@ export interface AgentRuntimeOptions {
   agentId: UUID;
   character: Character;
   model: TextModel;
-  store: TaskStore;
+  store: MemoryRecordStore;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -45,7 +45,7 @@ export class AgentRuntime implements IAgentRuntime {
   character: Character;
   readonly logger: Logger;
   readonly model: TextModel;
-  readonly #store: TaskStore;
+  readonly #store: MemoryRecordStore;
   readonly #env: NodeJS.ProcessEnv;
   readonly #actions: Action[] = [];
   readonly #providers: Provider[] = [];
