@@ -23,6 +23,7 @@ import { handleMessage, type MessageHooks, type MessageOutcome } from "./message
 import type { ActionOutcome } from "./process-actions.js";
 import type { AgentRuntime } from "./runtime.js";
 import { ReplyTextExtractor } from "./text-stream.js";
+import { TurnEvents } from "./turn-events.js";
 import type { Content, Memory } from "./types.js";
 import { VisibleReply } from "./visible-reply.js";
 
@@ -182,12 +183,12 @@ class TurnStream {
    * The streamed reply that preceded the callbacks is kept as `preCallbackText` (not shown on reload, as in
    * elizaOS's read path).
    */
-  async persist(outcome: MessageOutcome | undefined, inReplyTo: string): Promise<void> {
-    if (this.#persisted) return;
+  async persist(outcome: MessageOutcome | undefined, inReplyTo: string): Promise<Memory | undefined> {
+    if (this.#persisted) return undefined;
     this.#persisted = true;
     const base = { entityId: this.#runtime.agentId, agentId: this.#runtime.agentId, roomId: this.#roomId, createdAt: Date.now() };
     const replyText = this.reply.replyText;
-    if (replyText === "" && !this.reply.hasCallbacks) return;
+    if (replyText === "" && !this.reply.hasCallbacks) return undefined;
     const content: Content = this.reply.hasCallbacks
       ? { text: this.reply.callbackText, actionCallbackHistory: this.reply.actionCallbackHistory, inReplyTo, ...(replyText !== "" && { preCallbackText: replyText }) }
       : { text: replyText, inReplyTo };
@@ -195,7 +196,9 @@ class TurnStream {
       content.thought = outcome.response.thought;
       content.actions = outcome.response.actions;
     }
-    await this.#runtime.createMemory({ ...base, content });
+    const memory: Memory = { ...base, content };
+    memory.id = await this.#runtime.createMemory(memory);
+    return memory;
   }
 
   end(update: AgentUpdate): void {
@@ -233,13 +236,18 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
     createdAt: Date.now(),
   };
 
+  const events = new TurnEvents(runtime, message);
   const work = (async () => {
     let outcome: MessageOutcome | undefined;
     try {
+      await raceAbort(events.started(), controller.signal);
       outcome = await raceAbort(handleMessage(runtime, message, stream.hooks, { signal: controller.signal, roomType }), controller.signal);
-      if (outcome.status !== "discarded") await stream.persist(outcome, message.id);
+      const sent = outcome.status !== "discarded" ? await stream.persist(outcome, message.id) : undefined;
       stream.end(finalUpdate(outcome, stream.reply));
+      events.ended();
+      if (sent) events.sent(sent);
     } catch (err) {
+      events.ended({ error: errorText(err), timedOut: err instanceof TurnTimeoutError });
       if (ctx.signal.aborted) return; // canceled: the engine ends the task
       runtime.logger.warn({ err, taskId: ctx.task.id }, "eliza turn failed");
       await stream.persist(outcome, message.id).catch((e: unknown) => runtime.logger.warn({ err: e }, "could not persist a failed turn"));
