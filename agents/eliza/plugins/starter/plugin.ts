@@ -1,8 +1,8 @@
 /**
  * A plugin in the shape of elizaOS's plugin-starter template: an action, a provider, a service, HTTP routes
- * and event handlers, written against elizaOS's API. Its only tie to a2a-router is the import path below
- * (`"@elizaos/core"` in elizaOS); tests/eliza/plugin-starter.test.ts swaps it back and forth and loads the
- * result with `--eliza-plugin`. Load it with `--eliza-plugin dist/agents/eliza/plugins/starter/index.js`.
+ * and event handlers, written against elizaOS's API. Its only tie to this package is the module it imports
+ * from below; in elizaOS that is @elizaos/core, and tests/eliza/plugin-starter.test.ts checks that swapping the
+ * one for the other is all it takes. Load it with `--eliza-plugin dist/agents/eliza/plugins/starter/index.js`.
  *
  * - HELLO_WORLD (action): greets ("hello world" picks it with the offline model) and counts the greetings in
  *   the service;
