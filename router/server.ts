@@ -10,17 +10,16 @@ import { mergeConfig, isLoopback, type RouterConfig, type RouterConfigInput } fr
 import { ConfigError } from "./config/load.js";
 import type { AgentConnector } from "./core/agent.js";
 import { TaskEngine, type EngineOptions } from "./core/engine.js";
-import type { TaskStore } from "./core/store.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
-import { createApp } from "./http/app.js";
+import { createApp, type HttpRoute } from "./http/app.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
 import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { openStore } from "./store/index.js";
+import { openStore, type RouterStore } from "./store/index.js";
 import { HttpAgent } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
@@ -34,8 +33,11 @@ export interface RouterOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it). */
-  store?: string | TaskStore;
+  /**
+   * A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it) that
+   * keeps tasks and the hosted agents' conversations.
+   */
+  store?: string | RouterStore;
   logger?: Logger;
   /** Extra hosted agents, besides `echo` and `eliza`. */
   hostedAgents?: AgentConnector[];
@@ -45,6 +47,8 @@ export interface RouterOptions {
   env?: NodeJS.ProcessEnv;
   /** Serves GET /api/conversations/{sessionId}/messages. */
   conversations?: (sessionId: string) => Promise<unknown>;
+  /** Extra HTTP routes, e.g. an embedded eliza's plugin routes (`eliza.httpRoutes()`). */
+  routes?: readonly HttpRoute[];
   /** Shared schema registry (compiled once); one is made when absent. */
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
@@ -84,19 +88,28 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   const agents = new AgentRegistry();
   agents.set(createEchoAgent());
   let conversations = options.conversations;
+  const routes = [...(options.routes ?? [])];
+  /** The built-in eliza, whose plugins' services the router stops when it closes. */
+  let eliza: Awaited<ReturnType<typeof createElizaAgent>> | undefined;
+  const closeAll = async () => {
+    await eliza?.close();
+    await store.close();
+  };
   // A caller that brings its own `eliza` (embedding, tests) replaces the built-in one rather than shadowing it.
   const ownEliza = options.hostedAgents?.some((a) => a.info.id === "eliza") ?? false;
   if (options.eliza !== false && !ownEliza) {
     try {
-      const eliza = await createElizaAgent({
+      const built = await createElizaAgent({
         store,
         logger,
         characterPath: config.eliza.character,
         pluginPaths: config.eliza.plugins,
         env: options.env ?? process.env,
       });
-      agents.set(eliza);
-      conversations ??= (sessionId) => eliza.readConversation(sessionId);
+      eliza = built;
+      agents.set(built);
+      conversations ??= (sessionId) => built.readConversation(sessionId);
+      routes.push(...built.httpRoutes());
     } catch (err) {
       await store.close();
       throw err;
@@ -105,7 +118,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   for (const hosted of options.hostedAgents ?? []) agents.set(hosted);
   const taken = config.agents.find((a) => agents.find(a.id));
   if (taken) {
-    await store.close();
+    await closeAll();
     throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
   }
   const httpAgents = config.agents.map((a) => new HttpAgent(a, logger));
@@ -153,7 +166,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");
   if (!agents.find(defaultAgent)) {
-    await store.close();
+    await closeAll();
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
@@ -185,6 +198,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     heartbeatMs: config.heartbeatMs,
     card: cardContext,
     conversations,
+    routes,
   });
 
   const server = createServer(app);
@@ -225,7 +239,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
         // Streams end once their final event is written; give them that, then cut what is left.
         await new Promise((r) => setImmediate(r));
         for (const s of sockets) s.destroy();
-        await store.close();
+        await closeAll();
       })();
       return closed;
     },

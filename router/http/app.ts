@@ -31,6 +31,15 @@ export interface AppDeps {
   extendedCard?: (agentId: string, origin?: string) => unknown;
   /** GET /api/conversations/{sessionId}/messages, when a hosted agent keeps conversations. */
   conversations?: (sessionId: string) => Promise<unknown>;
+  /** Extra routes a hosted agent serves (the Eliza plugins' `/api/plugins/...`), behind the API keys. */
+  routes?: readonly HttpRoute[];
+}
+
+/** A route a hosted agent hands the server: an express path pattern and a handler that answers. */
+export interface HttpRoute {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  handler(req: Request, res: Response): Promise<void>;
 }
 
 const CARD_PATHS = ["/.well-known/agent.json", "/.well-known/agent-card.json"];
@@ -95,6 +104,14 @@ export function createApp(deps: AppDeps): express.Express {
     body,
     restHandler({ service: deps.service, schemas: deps.schemas, heartbeatMs: deps.heartbeatMs, logger: deps.logger, extendedCard: deps.extendedCard, origin: requestOrigin }),
   );
+
+  if (deps.routes?.length) {
+    const json = express.json({ limit: deps.maxBodyBytes });
+    for (const route of deps.routes) {
+      const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+      app[method](route.path, guard, json, (req, res) => route.handler(req, res));
+    }
+  }
 
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === "entity.too.large") {

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { silentLogger } from "../observability/logger.js";
 import {
   checkCount,
@@ -164,7 +164,7 @@ const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
  * before its first await, so callers may mutate what they passed as soon as the call returns. Push configs come
  * back ordered by config id; adding a memory whose id is already stored is a no-op.
  */
-export class RedisStore implements TaskStore {
+export class RedisStore implements TaskStore, MemoryRecordStore {
   readonly kind = "redis" as const;
   readonly url: string;
   readonly prefix: string;

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, statusMs, timeMs } from "./common.js";
 
 const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
@@ -61,7 +61,7 @@ const FILTER_SQL: Record<Filter, string> = {
  * Statements are prepared once (listTasks and countTasks: once per combination of filters). Push configs come
  * back ordered by config id; adding a memory whose id is already stored is a no-op.
  */
-export class SqliteStore implements TaskStore {
+export class SqliteStore implements TaskStore, MemoryRecordStore {
   readonly kind = "sqlite" as const;
   readonly path: string;
   #db: Database.Database;
