@@ -9,8 +9,8 @@
  * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause
  *   (`textKind: "snapshot"` whenever the status has a message).
  * Every status text the runtime sends is the whole visible reply (CONTRACT 9 "snapshot"): the runtime has no
- * status line apart from the reply, so it never sends "progress"; the model's tokens are "delta"-like text, but
- * they travel as artifact chunks (append), never as statuses.
+ * status line apart from the reply, so it never sends "progress"; the model's tokens are the answer's deltas and
+ * travel as artifact chunks (append) marked `textKind: "delta"` (docs/reply-model.md), never as statuses.
  * The turn never hangs: a model error, the turn timeout or a dead handler end it; `ctx.signal` aborts it.
  */
 import { randomUUID } from "node:crypto";
@@ -174,6 +174,8 @@ class TurnStream {
       artifact: { artifactId: REPLY_ARTIFACT_ID, name: REPLY_ARTIFACT_ID, parts: [{ kind: "text", text: pending.text }] },
       append: pending.append,
       lastChunk,
+      // The reply tokens are the answer itself (docs/reply-model.md): chat faces stream them as it.
+      metadata: { [TEXT_KIND_KEY]: "delta" },
     });
   }
 

@@ -24,7 +24,7 @@ function read(updates: AgentUpdate[]): { changes: ReplyChange[]; answer: string 
 }
 
 describe("textKind at the Eliza edge", () => {
-  test("callback snapshots and the final status are snapshots; tokens stay appended artifact chunks", async () => {
+  test("callback snapshots and the final status are snapshots; tokens are appended artifact chunks marked delta", async () => {
     const updates = await turn("Play some jazz");
     const statuses = statusesOf(updates);
     expect(statuses.length).toBe(5);
@@ -36,7 +36,7 @@ describe("textKind at the Eliza edge", () => {
     expect(statuses.at(-1)!.metadata).toMatchObject({ actionCallbackHistory: expect.any(Array) });
     const chunks = artifactsOf(updates);
     expect(chunks.slice(1).every((c) => c.append === true)).toBe(true);
-    expect(chunks.every((c) => c.metadata?.[TEXT_KIND_KEY] === undefined)).toBe(true);
+    expect(chunks.every((c) => c.metadata?.[TEXT_KIND_KEY] === "delta")).toBe(true);
   });
 
   test("a failed turn's status is a snapshot too", async () => {
@@ -66,6 +66,8 @@ describe("router/core/reply.ts reading an Eliza turn", () => {
     expect(changes.some((c) => c.type === "answer-reset")).toBe(false);
     const deltas = changes.filter((c): c is Extract<ReplyChange, { type: "answer" }> => c.type === "answer").map((c) => c.delta);
     expect(deltas.join("")).toBe(finalText);
+    // The tokens streamed into the answer as they came, before the action's callbacks finished it.
+    expect(deltas.slice(0, -1).join("")).toBe(tokens);
     // The callbacks were status lines (snapshots of the reply) while the action ran.
     const lines = changes.filter((c) => c.type === "status");
     expect(lines.map((c) => c.type === "status" && c.textKind)).toEqual(["snapshot", "snapshot", "snapshot", "snapshot"]);
