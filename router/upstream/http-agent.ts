@@ -6,8 +6,7 @@ import type { AgentUpdate } from "../core/model.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
 import { discoverAgent, parseProtocol, type DiscoveredAgent } from "./card-discovery.js";
 import { deadline } from "./deadline.js";
-import { upstreamProtocol } from "./protocols/index.js";
-import type { UpstreamCall } from "./protocol.js";
+import { upstreamProtocol, type UpstreamCall } from "../dialects/index.js";
 
 export interface HttpAgentConfig {
   id: string;
