@@ -11,6 +11,11 @@ export interface DiscoveredAgent {
   streaming: boolean;
   /** The JSON-RPC endpoint to call (the card's, for the chosen dialect, when it names one; else the configured url). */
   endpoint: string;
+  /**
+   * Whether the agent's server answered at all (a card, or an HTTP error for every location). False when
+   * no location could be reached: the agent is down, and the rest of this result is only the defaults.
+   */
+  reached: boolean;
 }
 
 const WELL_KNOWN = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
@@ -77,19 +82,23 @@ export function dialectOfCard(card: Record<string, unknown>): DialectName {
  * Reads an upstream agent's card from the well-known paths and picks its dialect (config `protocol`
  * wins), its JSON-RPC endpoint for that dialect, and whether it streams (`capabilities.streaming`, which
  * A2A defaults to false). No card reachable means a v0.1 streaming agent at the configured URL, unless
- * `protocol` says otherwise; a later call can try again.
+ * `protocol` says otherwise; a later call can try again. `signal` gives up the lookup (router shutdown).
  */
 export async function discoverAgent(
   url: string,
   headers: Record<string, string> = {},
   protocol?: string,
+  signal?: AbortSignal,
 ): Promise<DiscoveredAgent> {
   const wanted = protocol ? parseProtocol(protocol) : undefined;
+  let reached = false;
   for (const cardUrl of cardUrls(url)) {
+    if (signal?.aborted) break;
     let card: unknown;
-    const limit = deadline(DISCOVERY_TIMEOUT_MS);
+    const limit = deadline(DISCOVERY_TIMEOUT_MS, signal);
     try {
       const res = await fetch(cardUrl, { headers: { ...CARD_REQUEST_HEADERS, ...headers }, signal: limit.signal });
+      reached = true;
       if (!res.ok) {
         await res.body?.cancel().catch(() => undefined);
         continue;
@@ -110,9 +119,10 @@ export async function discoverAgent(
       dialect,
       streaming: caps.streaming === true,
       endpoint: cardEndpoint ? reachableFrom(cardEndpoint, url) : isCardUrl(url) ? new URL(url).origin : url,
+      reached,
     };
   }
-  return { dialect: wanted ?? "v0.1", streaming: true, endpoint: url };
+  return { dialect: wanted ?? "v0.1", streaming: true, endpoint: url, reached };
 }
 
 function resolveUrl(url: string, base?: string): string {

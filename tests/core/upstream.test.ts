@@ -82,9 +82,9 @@ describe("upstream HTTP-SSE agents", () => {
     expect(statusText(last)).toMatch(/^Upstream agent up closed its stream before a final status/);
   });
 
-  test("HTTP errors, JSON-RPC errors and unreachable agents fail the task with the reason", async () => {
+  test("HTTP errors and JSON-RPC errors fail the task with the reason; an unreachable agent is unavailable", async () => {
     const cases: Array<[string, string, RegExp]> = [
-      ["u-5", "http-500", /HTTP 500: upstream exploded/],
+      ["u-5", "http-500", /HTTP 500 Internal Server Error: upstream exploded/],
       ["u-6", "rpc-error", /model overloaded/],
     ];
     for (const [id, text, reason] of cases) {
@@ -93,8 +93,9 @@ describe("upstream HTTP-SSE agents", () => {
       expect(r.result.status.message.parts[0].text).toMatch(reason);
     }
     const dead = await rpc(router.url, "tasks/send", { id: "u-7", message: userMessage("x"), metadata: { agent: "up-dead" } });
-    expect(dead.result.status.state).toBe("failed");
-    expect(dead.result.status.message.parts[0].text).toMatch(/unreachable/);
+    expect(dead.error).toMatchObject({ code: -32050, data: { agent: "up-dead" } });
+    const { agents } = await getJson(router.url + "/agents");
+    expect(agents.find((a: { id: string }) => a.id === "up-dead").online).toBe(false);
   });
 
   test("tasks/cancel is forwarded upstream and the task ends canceled", async () => {
