@@ -84,9 +84,8 @@ export { A2A_VERSION_HEADER, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2
 export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
 export { inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
 export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
-export { isJsonRpcBinding, type CardEndpoint } from "./shared/card-endpoint.js";
-export { DATA_PART_COMPAT_FLAG, isRecord, stableId } from "./shared/translate-helpers.js";
-export { openingSnapshot, outgoingMessage } from "./shared/agent-turn.js";
+export type { CardEndpoint } from "./shared/card-endpoint.js";
+export { DATA_PART_COMPAT_FLAG, isRecord } from "./shared/translate-helpers.js";
 export * from "./v01/index.js";
 export * from "./v03/index.js";
 export * from "./v10/index.js";

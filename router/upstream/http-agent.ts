@@ -51,6 +51,8 @@ export class HttpAgent implements AgentConnector {
   #discovery: Promise<boolean> | undefined;
   #triedAt = 0;
   #retrier: Retrier;
+  /** Whether the current outage was logged (once per outage, not once per retry). */
+  #outageLogged = false;
   #closing = new AbortController();
 
   constructor(cfg: HttpAgentConfig, logger: Logger, options: HttpAgentOptions = {}) {
@@ -80,6 +82,7 @@ export class HttpAgent implements AgentConnector {
     }
     this.#found = found;
     this.#retrier.reset();
+    this.#outageLogged = false;
     if (!this.#online) this.#log.info({ agent: this.#cfg.id, url: this.#cfg.url, dialect: found.dialect }, "upstream agent is online");
     this.#online = true;
     const card = found.card;
@@ -105,7 +108,8 @@ export class HttpAgent implements AgentConnector {
 
   /** Marks the agent offline and keeps looking for it. */
   #offline(why: string): void {
-    if (this.#online || !this.#retrier.pending) {
+    if (!this.#outageLogged) {
+      this.#outageLogged = true;
       this.#log.warn({ agent: this.#cfg.id, url: this.#cfg.url, why }, "upstream agent is unreachable; retrying with backoff");
     }
     this.#online = false;

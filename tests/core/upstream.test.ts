@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { createReplyReader } from "../../router/core/reply.js";
 import type { RunningRouter } from "../../router/index.js";
 import { getJson, openStream, rpc, statusText, userMessage, type Json } from "../helpers/rpc.js";
 import { until } from "../interop/helpers.js";
@@ -53,6 +54,12 @@ describe("upstream HTTP-SSE agents", () => {
     expect(statusText(events[0]!)).toBe("working: hey");
     expect(events[1]!.data.result.artifact.parts[0].text).toBe("HEY");
     expect(events[2]!.data.result).toMatchObject({ id: "u-1", status: { state: "completed" }, final: true });
+    // A v0.1 agent's status chunks extend the answer; its final status is the answer (CONTRACT 9).
+    expect(events[0]!.data.result.metadata).toEqual({ textKind: "delta" });
+    expect(events[2]!.data.result.metadata).toEqual({ textKind: "snapshot" });
+    const reader = createReplyReader();
+    for await (const event of router.engine.events("u-1", 0)) reader.feed(event);
+    expect(reader.answer).toBe("HEY");
     const call = streaming.calls.find((c) => c.params.id === "u-1")!;
     expect(call.method).toBe("tasks/sendSubscribe");
     expect(call.params.sessionId).toBe("sess");

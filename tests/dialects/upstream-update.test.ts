@@ -55,11 +55,11 @@ describe("ids", () => {
     expect(out.metadata).toEqual({ upstream: { task: "router-task", ctx: ["router-ctx"] }, note: "their-task is mentioned in text", textKind: "snapshot" });
   });
 
-  test("artifact metadata, part metadata and data parts name the router's ids; text is the agent's own", () => {
+  test("artifact ids and metadata, part metadata and data parts name the router's ids; text is the agent's own", () => {
     const update: AgentUpdate = {
       kind: "artifact",
       artifact: {
-        artifactId: "a",
+        artifactId: "their-task",
         parts: [
           { kind: "text", text: "their-task", metadata: { task: "their-task" } },
           { kind: "data", data: { taskId: "their-task", contextId: "their-ctx", n: 1 } },
@@ -71,7 +71,7 @@ describe("ids", () => {
     expect(inRouterTerms(update, scope("progress"))).toEqual({
       kind: "artifact",
       artifact: {
-        artifactId: "a",
+        artifactId: "router-task",
         parts: [
           { kind: "text", text: "their-task", metadata: { task: "router-task" } },
           { kind: "data", data: { taskId: "router-task", contextId: "router-ctx", n: 1 } },

@@ -14,8 +14,9 @@ import type { UpstreamIds } from "./upstream-protocol.js";
  *
  * - Ids: a client sees the router's task and context ids only. A v0.3/v1.0 agent makes its own ids and
  *   writes them into its messages (`taskId`, `contextId`) and, often, its metadata; a message loses them
- *   here (every renderer scopes it to the router's task), and any metadata or data value that is exactly
- *   one of the upstream's ids becomes the router's. Free text is the agent's own words and is left alone.
+ *   here (every renderer scopes it to the router's task), and an artifactId, metadata or data value that
+ *   is exactly one of the upstream's ids becomes the router's. Free text is the agent's own words and is
+ *   left alone.
  * - Text kind: every status with a message says what its text is to the answer under `textKind`. A
  *   turn-ending status is the answer ("snapshot"); a non-final one is the dialect's `workingTextKind`
  *   (a v0.1 agent's chunks extend the answer, a v0.3/v1.0 agent's `working` lines are progress), unless
@@ -42,6 +43,7 @@ export function inRouterTerms(update: AgentUpdate, scope: UpstreamScope): AgentU
       ...update,
       artifact: {
         ...artifact,
+        artifactId: ids.get(artifact.artifactId) ?? artifact.artifactId,
         parts: artifact.parts.map((p) => partInRouterTerms(p, ids)),
         ...(artifact.metadata && { metadata: rewrite(artifact.metadata, ids) }),
       },
