@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
-import { isTerminal, type AgentUpdate } from "../core/model.js";
+import { isTerminal, type AgentUpdate, type TaskState } from "../core/model.js";
 import { inRouterTerms, upstreamProtocol, type UpstreamIds, type UpstreamProtocol } from "../dialects/index.js";
 import { RpcError } from "../rpc/errors.js";
 import { discoverAgent, parseProtocol, type DiscoveredAgent } from "./card-discovery.js";
@@ -143,7 +143,7 @@ export class HttpAgent implements AgentConnector {
       throw err;
     }
     const read = { ids: known, protocol, ctx };
-    let lastState: string | undefined;
+    let lastState: TaskState | undefined;
     try {
       if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         let index = 0;
@@ -165,7 +165,7 @@ export class HttpAgent implements AgentConnector {
     } finally {
       await res.body?.cancel().catch(() => undefined);
       // A finished task takes no more turns and no cancel; a canceled or timed-out one still gets the cancel.
-      if (lastState !== undefined && isTerminal(lastState as never) && !ctx.signal.aborted) this.#upstreamIds.delete(ctx.task.id);
+      if (lastState !== undefined && isTerminal(lastState) && !ctx.signal.aborted) this.#upstreamIds.delete(ctx.task.id);
     }
   }
 

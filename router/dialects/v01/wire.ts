@@ -9,6 +9,9 @@ import type { OutboundEvent } from "../shared/dialect.js";
  */
 
 export type V01Part = { type: string; text?: string; file?: unknown; data?: unknown; metadata?: Record<string, unknown> };
+
+export type V01Message = { role: "user" | "agent"; parts: V01Part[]; metadata?: Record<string, unknown> };
+
 export interface V01Artifact {
   name?: string;
   description?: string;
@@ -24,8 +27,6 @@ export interface V01TaskStatus {
   message?: V01Message;
   timestamp?: string;
 }
-
-export type V01Message = { role: "user" | "agent"; parts: V01Part[]; metadata?: Record<string, unknown> };
 
 export function partFromV01(p: V01Part): Part {
   if (p.type === "file") return { kind: "file", file: p.file as never, ...(p.metadata && { metadata: p.metadata }) };
@@ -92,7 +93,6 @@ export function taskToV01(task: Task, historyLength?: number) {
     metadata: task.metadata,
   };
 }
-
 
 /** An agent's status as the internal model holds it (an unknown state is left for the engine to refuse). */
 export function statusFromV01(s: V01TaskStatus): Task["status"] {
