@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, jest, test } from "@jest/globals";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { configFromEnv, resolveConfig } from "../../router/config/load.js";
 import type { RunningRouter } from "../../router/index.js";
+import { SchemaRegistry } from "../../router/schema/validator.js";
 import { Retrier, retryDelay } from "../../router/upstream/retry.js";
 import { getJson, openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
@@ -174,10 +176,13 @@ describe("upstream idle limit (limits.upstreamIdleMs)", () => {
     expect(events.map((e) => e.data.result.status?.state)).toEqual(["working", "completed"]);
   });
 
-  test("the config key is validated: at most 300000 (Node's fetch gives up on a silent body at 300 s)", async () => {
-    const { SchemaRegistry } = await import("../../router/schema/validator.js");
+  test("config: default 300000, env UPSTREAM_IDLE_MS, at most 300000 (Node's fetch gives up on a silent body at 300 s)", () => {
     const schemas = new SchemaRegistry();
-    expect(schemas.check("config", { limits: { upstreamIdleMs: 1000 } })).toBeUndefined();
-    expect(schemas.check("config", { limits: { upstreamIdleMs: 300_001 } })?.message).toMatch(/upstreamIdleMs/);
+    expect(resolveConfig(schemas, {}).limits.upstreamIdleMs).toBe(300_000);
+    expect(resolveConfig(schemas, { file: { limits: { maxBodyBytes: 10 } }, env: configFromEnv({ UPSTREAM_IDLE_MS: "1500" }) }).limits).toEqual({
+      maxBodyBytes: 10,
+      upstreamIdleMs: 1500,
+    });
+    expect(() => resolveConfig(schemas, { file: { limits: { upstreamIdleMs: 300_001 } } })).toThrow(/upstreamIdleMs/);
   });
 });
