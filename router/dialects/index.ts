@@ -56,19 +56,19 @@ export function upstreamProtocol(dialect: DialectName): UpstreamProtocol {
   return p;
 }
 
+/** Push bodies by dialect; add a dialect's push.ts here. */
+const PUSH_BODIES: Readonly<Record<DialectName, (event: LoggedEvent, task: Task) => PushBody>> = {
+  "v0.1": v01PushBody,
+  "v0.3": v03PushBody,
+  "v1.0": v10PushBody,
+};
+
 /**
  * What a webhook receives for one task update, in the dialect the task was created in (each dialect's
  * push.ts says what and why). `task` is the current snapshot, which v0.3 sends whole.
  */
 export function pushPayload(event: LoggedEvent, task: Task): PushBody {
-  switch (task.dialect) {
-    case "v1.0":
-      return v10PushBody(event);
-    case "v0.3":
-      return v03PushBody(task);
-    default:
-      return v01PushBody(event);
-  }
+  return (PUSH_BODIES[task.dialect] ?? v01PushBody)(event, task);
 }
 
 export type {

@@ -1,4 +1,4 @@
-import type { Task } from "../../core/model.js";
+import type { LoggedEvent, Task } from "../../core/model.js";
 import { PLAIN_JSON, type PushBody } from "../shared/push-body.js";
 import { taskToV03 } from "./translate.js";
 
@@ -7,6 +7,6 @@ import { taskToV03 } from "./translate.js";
  * object is sent as JSON payload"), without history. `task` may be newer than the event, which is
  * harmless for a snapshot.
  */
-export function v03PushBody(task: Task): PushBody {
+export function v03PushBody(_event: LoggedEvent, task: Task): PushBody {
   return { body: JSON.stringify(taskToV03(task, 0)), contentType: PLAIN_JSON };
 }
