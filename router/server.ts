@@ -20,10 +20,13 @@ import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
 import { openStore, type RouterStore } from "./store/index.js";
-import { HttpAgent } from "./upstream/http-agent.js";
+import { HttpAgent, type HttpAgentOptions } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
-/** How long start-up waits for upstream agents' cards before serving anyway. */
+/**
+ * How long start-up waits for upstream agents' cards before serving anyway (an agent not reached by then is
+ * offline until its lookup, retried with backoff, reaches it).
+ */
 const STARTUP_DISCOVERY_MS = 2000;
 
 /** Options of `startRouter`: a config (or parts of one) plus what cannot be put in a file. */
@@ -53,6 +56,8 @@ export interface RouterOptions {
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
   tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents">;
+  /** Upstream agent options beyond the config (tests: a short retry backoff). */
+  upstream?: HttpAgentOptions;
 }
 
 /** A running router. */
@@ -121,7 +126,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     await closeAll();
     throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
   }
-  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger));
+  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger, { idleMs: config.limits.upstreamIdleMs, ...options.upstream }));
   for (const a of httpAgents) agents.set(a);
   // Cards are read before serving, but a slow or hanging upstream must not hold the router's start-up:
   // past the bound, lookups finish in the background (a turn waits for its agent's lookup).
@@ -233,6 +238,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     close() {
       closed ??= (async () => {
         server.close();
+        for (const a of httpAgents) a.close();
         await engine!.close();
         await hub!.close();
         await push.close();

@@ -65,6 +65,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
     out.hub = { tokens };
   }
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
+  if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   return out;
 }
 

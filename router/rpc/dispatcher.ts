@@ -1,8 +1,6 @@
 import { TaskError } from "../core/errors.js";
 import { isTerminal, TURN_END_STATES, type LoggedEvent, type Task } from "../core/model.js";
-import { assertA2AVersion } from "../dialects/a2a-version.js";
-import { bindMethod, dialectByName, type Dialect } from "../dialects/index.js";
-import type { OutboundEvent } from "../dialects/dialect.js";
+import { assertA2AVersion, bindMethod, dialectByName, type Dialect, type OutboundEvent } from "../dialects/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import type { TaskService } from "../service/task-service.js";
 import type { Caller, Scope } from "../service/scope.js";

@@ -1,4 +1,4 @@
-import type { Dialect, OutboundEvent } from "../dialects/dialect.js";
+import type { Dialect, OutboundEvent } from "../dialects/index.js";
 import type { RpcId } from "./envelope.js";
 import { successFrame } from "./envelope.js";
 

@@ -1,4 +1,4 @@
-import type { DialectName, LoggedEvent, PushNotificationConfig, SendRequest, Task, TaskEvent } from "../core/model.js";
+import type { DialectName, LoggedEvent, PushNotificationConfig, SendRequest, Task, TaskEvent } from "../../core/model.js";
 
 /** What a JSON-RPC method asks the engine to do, whatever its dialect's name for it. */
 export type Operation =

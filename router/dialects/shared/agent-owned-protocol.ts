@@ -1,7 +1,7 @@
 import type { AgentUpdate, Message, Metadata } from "../../core/model.js";
-import { isRecord } from "../../dialects/parts.js";
-import type { UpstreamProtocol } from "../protocol.js";
-import { openingSnapshot, outgoingMessage, type StreamPosition } from "./outgoing.js";
+import { isRecord } from "./translate-helpers.js";
+import { openingSnapshot, outgoingMessage } from "./agent-turn.js";
+import type { StreamPosition, UpstreamIds, UpstreamProtocol } from "./upstream-protocol.js";
 
 /** What sets one agent-owned dialect's client apart; agentOwnedProtocol supplies the rest. */
 export interface AgentOwnedDialect {
@@ -15,8 +15,8 @@ export interface AgentOwnedDialect {
   updates(result: unknown): AgentUpdate[];
   /** Whether a result is the agent's whole Task (how a stream opens). */
   isTask(result: Record<string, unknown>): boolean;
-  /** The task id a result names, if any. */
-  taskIdOf(result: Record<string, unknown>): unknown;
+  /** The task and context ids a result names (unchecked: whatever the agent sent). */
+  idsOf(result: Record<string, unknown>): { taskId?: unknown; contextId?: unknown };
 }
 
 /**
@@ -27,8 +27,15 @@ export interface AgentOwnedDialect {
 export function agentOwnedProtocol(d: AgentOwnedDialect): UpstreamProtocol {
   // A fresh object per call: callers may add to a call's headers.
   const headers = () => ({ "A2A-Version": d.version });
+  const upstreamIds = (result: unknown): UpstreamIds => {
+    if (!isRecord(result)) return {};
+    const { taskId, contextId } = d.idsOf(result);
+    return { ...(isId(taskId) && { taskId }), ...(isId(contextId) && { contextId }) };
+  };
   return {
     dialect: d.dialect,
+    // A v0.3/v1.0 agent's `working` message is a status line beside its answer (CONTRACT 9).
+    workingTextKind: "progress",
 
     turn: (ctx, streaming, upstreamTaskId) => ({
       method: streaming ? d.methods.stream : d.methods.send,
@@ -41,12 +48,13 @@ export function agentOwnedProtocol(d: AgentOwnedDialect): UpstreamProtocol {
 
     fromSendResult: (result) => d.updates(result),
 
-    upstreamTaskId(result) {
-      if (!isRecord(result)) return undefined;
-      const id = d.taskIdOf(result);
-      return typeof id === "string" && id !== "" ? id : undefined;
-    },
+    upstreamTaskId: (result) => upstreamIds(result).taskId,
+    upstreamIds,
 
     cancel: (taskId) => ({ method: d.methods.cancel, params: { id: taskId }, headers: headers() }),
   };
+}
+
+function isId(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
 }

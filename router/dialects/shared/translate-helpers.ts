@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import type { DataPart, Message, Metadata } from "../core/model.js";
-import { RpcError } from "../rpc/errors.js";
+import type { DataPart, Message, Metadata } from "../../core/model.js";
+import { RpcError } from "../../rpc/errors.js";
 
 /**
- * Helpers every dialect translator shares. Pure functions, no I/O: the dialect files (v03.ts, v10.ts)
- * and the upstream protocols built on them import these so the same rule is never written twice.
+ * Helpers every dialect translator shares. Pure functions, no I/O: the dialect folders (v01/, v03/, v10/)
+ * (client and agent sides alike) import these so the same rule is never written twice.
  */
 
 /**

@@ -6,13 +6,13 @@ import type {
   PushNotificationConfig,
   SendRequest,
   TaskStatus,
-} from "../core/model.js";
-import { RpcError } from "../rpc/errors.js";
+} from "../../core/model.js";
+import { RpcError } from "../../rpc/errors.js";
 import type { Dialect, TaskRef } from "./dialect.js";
-import { messageIdOf } from "./parts.js";
+import { messageIdOf } from "./translate-helpers.js";
 
 /**
- * What the v0.3 and v1.0 translators share beyond parts.ts. Both carry the internal model in a shape
+ * What the v0.3 and v1.0 translators share beyond translate-helpers.ts. Both carry the internal model in a shape
  * that differs only in how parts, roles and states are spelled, so the rules around those (where a
  * message sits, which members an artifact or status keeps, how an agent's result becomes updates, how a
  * send or task reference reads) are written once here and each dialect file passes its own spellings.
@@ -20,7 +20,7 @@ import { messageIdOf } from "./parts.js";
 
 /**
  * Where a rendered message sits: fills its taskId/contextId when it lacks them, and seeds the stable
- * messageId v0.3 and v1.0 require when the agent gave none (parts.ts stableId: the same message gets
+ * messageId v0.3 and v1.0 require when the agent gave none (translate-helpers.ts stableId: the same message gets
  * the same id in every event, in tasks/get's status and in its history).
  */
 export interface MessageScope {

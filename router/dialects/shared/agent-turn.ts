@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { ExecuteContext } from "../../core/agent.js";
 import type { AgentUpdate, Message } from "../../core/model.js";
+import type { StreamPosition } from "./upstream-protocol.js";
 
 /**
- * Rules shared by the v0.3 and v1.0 upstream clients, where the agent (not the router) owns task ids.
+ * Rules shared by the v0.3 and v1.0 agent sides (their upstream clients), where the agent (not the router) owns task ids.
  */
 
 /**
@@ -21,14 +22,6 @@ export function outgoingMessage(ctx: ExecuteContext, upstreamTaskId: string | un
     messageId: message.messageId ?? randomUUID(),
     ...(upstreamTaskId ? { taskId: upstreamTaskId } : { contextId: ctx.task.contextId }),
   };
-}
-
-/** Where a result sits in an upstream stream (passed by http-agent.ts; see UpstreamProtocol.fromStreamResult). */
-export interface StreamPosition {
-  /** 0 for the stream's first result. */
-  index: number;
-  /** Whether this turn continues a task the agent already has (the call named its task id). */
-  followUp: boolean;
 }
 
 const INTERRUPTED: ReadonlySet<string> = new Set(["submitted", "input-required", "auth-required"]);

@@ -2,160 +2,51 @@ import type {
   AgentUpdate,
   Artifact,
   Message,
-  Metadata,
   Part,
   PushNotificationConfig,
-  SendRequest,
   Task,
   TaskState,
   TaskStatus,
-} from "../core/model.js";
-import { RpcError } from "../rpc/errors.js";
+} from "../../core/model.js";
+import { RpcError } from "../../rpc/errors.js";
+import type { OutboundEvent } from "../shared/dialect.js";
+import {
+  dataPartOf,
+  dataValueOf,
+  historyWindow,
+  invalidAgentResult,
+  isRecord,
+  nonEmpty,
+  someMetadata,
+} from "../shared/translate-helpers.js";
 import {
   answerUpdates,
   artifactUpdate,
   mapArtifactParts,
   mapStatus,
   type MessageScope,
-  schemaIdLookup,
   scopeMessage,
-  sendRequestOf,
   statusUpdate,
-  taskRefOf,
   taskUpdates,
-} from "./common.js";
-import type { Dialect, ListQuery, OutboundEvent, PushRef } from "./dialect.js";
-import { dataPartOf, dataValueOf, historyWindow, invalidAgentResult, isRecord, nonEmpty, someMetadata } from "./parts.js";
+} from "../shared/v03-v10.js";
+import type {
+  V10Artifact,
+  V10ArtifactUpdate,
+  V10Message,
+  V10Part,
+  V10Role,
+  V10StatusUpdate,
+  V10StreamResponse,
+  V10Task,
+  V10TaskPushNotificationConfig,
+  V10TaskState,
+  V10TaskStatus,
+} from "./types.js";
 
 /**
- * A2A v1.0 (JSON-RPC `SendMessage` & co., header `A2A-Version: 1.0`): the ProtoJSON mapping of
- * lf.a2a.v1 (reference/a2a-v1.0.1.proto). camelCase members; enums by name (`TASK_STATE_WORKING`,
- * `ROLE_USER`); oneofs by which member is present: a Part is `{text}` | `{raw}` | `{url}` | `{data}`
- * (with optional `filename`, `mediaType`, `metadata`), a stream event is `{task}` | `{message}` |
- * `{statusUpdate}` | `{artifactUpdate}`. There is no `kind` and no `final`: a stream ends with its
- * turn's last status. Both directions live here (client side: the Dialect; agent side:
- * router/upstream/protocols/v10.ts).
+ * A2A v1.0 to and from the internal model, both directions: the client side (client.ts), the agent side
+ * (agent.ts) and push (push.ts) use these.
  */
-
-export type V10TaskState =
-  | "TASK_STATE_UNSPECIFIED"
-  | "TASK_STATE_SUBMITTED"
-  | "TASK_STATE_WORKING"
-  | "TASK_STATE_COMPLETED"
-  | "TASK_STATE_FAILED"
-  | "TASK_STATE_CANCELED"
-  | "TASK_STATE_INPUT_REQUIRED"
-  | "TASK_STATE_REJECTED"
-  | "TASK_STATE_AUTH_REQUIRED";
-export type V10Role = "ROLE_USER" | "ROLE_AGENT";
-
-export interface V10Part {
-  text?: string;
-  /** base64 bytes */
-  raw?: string;
-  url?: string;
-  data?: unknown;
-  metadata?: Metadata;
-  filename?: string;
-  mediaType?: string;
-}
-
-export interface V10Message {
-  messageId: string;
-  role: V10Role;
-  parts: V10Part[];
-  contextId?: string;
-  taskId?: string;
-  metadata?: Metadata;
-  extensions?: string[];
-  referenceTaskIds?: string[];
-}
-
-export interface V10TaskStatus {
-  state: V10TaskState;
-  message?: V10Message;
-  timestamp?: string;
-}
-
-export interface V10Artifact {
-  artifactId: string;
-  name?: string;
-  description?: string;
-  parts: V10Part[];
-  metadata?: Metadata;
-  extensions?: string[];
-}
-
-export interface V10Task {
-  id: string;
-  contextId: string;
-  status: V10TaskStatus;
-  artifacts?: V10Artifact[];
-  history?: V10Message[];
-  metadata?: Metadata;
-}
-
-export interface V10StatusUpdate {
-  taskId: string;
-  contextId: string;
-  status: V10TaskStatus;
-  metadata?: Metadata;
-}
-
-export interface V10ArtifactUpdate {
-  taskId: string;
-  contextId: string;
-  artifact: V10Artifact;
-  append?: boolean;
-  lastChunk?: boolean;
-  metadata?: Metadata;
-}
-
-/** StreamResponse (and, with task|message only, SendMessageResponse): exactly one member is set. */
-export type V10StreamResponse =
-  | { task: V10Task }
-  | { message: V10Message }
-  | { statusUpdate: V10StatusUpdate }
-  | { artifactUpdate: V10ArtifactUpdate };
-
-export interface V10AuthenticationInfo {
-  scheme: string;
-  credentials?: string;
-}
-
-export interface V10TaskPushNotificationConfig {
-  tenant?: string;
-  id?: string;
-  taskId?: string;
-  url: string;
-  token?: string;
-  authentication?: V10AuthenticationInfo;
-}
-
-export interface V10SendMessageConfiguration {
-  acceptedOutputModes?: string[];
-  taskPushNotificationConfig?: V10TaskPushNotificationConfig;
-  historyLength?: number;
-  returnImmediately?: boolean;
-}
-
-export interface V10SendMessageRequest {
-  tenant?: string;
-  message: V10Message;
-  configuration?: V10SendMessageConfiguration;
-  metadata?: Metadata;
-}
-
-export interface V10ListTasksRequest {
-  tenant?: string;
-  contextId?: string;
-  status?: V10TaskState;
-  pageSize?: number;
-  pageToken?: string;
-  historyLength?: number;
-  statusTimestampAfter?: string;
-  includeArtifacts?: boolean;
-}
 
 // ---- enums ----------------------------------------------------------------------------------------
 
@@ -379,104 +270,3 @@ export function pushConfigToV10(taskId: string, c: PushNotificationConfig): V10T
   };
 }
 
-// ---- the dialect ----------------------------------------------------------------------------------
-
-const METHODS = {
-  SendMessage: "send",
-  SendStreamingMessage: "stream",
-  GetTask: "get",
-  ListTasks: "list",
-  CancelTask: "cancel",
-  SubscribeToTask: "resubscribe",
-  CreateTaskPushNotificationConfig: "push-set",
-  GetTaskPushNotificationConfig: "push-get",
-  ListTaskPushNotificationConfigs: "push-list",
-  DeleteTaskPushNotificationConfig: "push-delete",
-  GetExtendedAgentCard: "extended-card",
-} as const;
-
-const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
-  SendMessage: "v1.0#/$defs/SendMessageRequest",
-  SendStreamingMessage: "v1.0#/$defs/SendMessageRequest",
-  GetTask: "v1.0#/$defs/GetTaskRequest",
-  ListTasks: "v1.0#/$defs/ListTasksRequest",
-  CancelTask: "v1.0#/$defs/CancelTaskRequest",
-  SubscribeToTask: "v1.0#/$defs/SubscribeToTaskRequest",
-  CreateTaskPushNotificationConfig: "v1.0#/$defs/CreateTaskPushNotificationConfigRequest",
-  GetTaskPushNotificationConfig: "v1.0#/$defs/GetTaskPushNotificationConfigRequest",
-  ListTaskPushNotificationConfigs: "v1.0#/$defs/ListTaskPushNotificationConfigsRequest",
-  DeleteTaskPushNotificationConfig: "v1.0#/$defs/DeleteTaskPushNotificationConfigRequest",
-  GetExtendedAgentCard: "v1.0#/$defs/GetExtendedAgentCardRequest",
-};
-
-export const v10: Dialect = {
-  name: "v1.0",
-  methods: METHODS,
-  streamStartsWithTask: true,
-  finishedResubscribe: "unsupported",
-  clientNamesTasks: false,
-
-  paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
-
-  toSendRequest(params): SendRequest {
-    const p = params as V10SendMessageRequest;
-    const push = p.configuration?.taskPushNotificationConfig;
-    return sendRequestOf(messageFromV10(p.message), {
-      metadata: p.metadata,
-      historyLength: p.configuration?.historyLength,
-      pushNotification: push && pushConfigFromV10(push),
-    });
-  },
-
-  returnsImmediately: (params) => (params as V10SendMessageRequest).configuration?.returnImmediately === true,
-
-  toTaskRef: taskRefOf,
-
-  /** Create: a TaskPushNotificationConfig (taskId, url, id?); Get/Delete: {taskId, id}; List: {taskId}. */
-  toPushRef(params): PushRef {
-    const p = params as Partial<V10TaskPushNotificationConfig> & { taskId: string };
-    const config = p.url !== undefined ? pushConfigFromV10(p as V10TaskPushNotificationConfig) : undefined;
-    const configId = nonEmpty(p.id);
-    return { taskId: p.taskId, ...(configId !== undefined && { configId }), ...(config && { config }) };
-  },
-
-  toListQuery(params): ListQuery {
-    const p = (params ?? {}) as V10ListTasksRequest;
-    const state = p.status && p.status !== "TASK_STATE_UNSPECIFIED" ? stateFromV10(p.status) : undefined;
-    return {
-      ...(nonEmpty(p.contextId) && { contextId: p.contextId }),
-      ...(state && { state }),
-      ...(p.pageSize !== undefined && { pageSize: p.pageSize }),
-      ...(nonEmpty(p.pageToken) && { pageToken: p.pageToken }),
-      ...(p.historyLength !== undefined && { historyLength: p.historyLength }),
-      ...(p.includeArtifacts !== undefined && { includeArtifacts: p.includeArtifacts }),
-      ...(p.statusTimestampAfter !== undefined && { statusTimestampAfter: p.statusTimestampAfter }),
-    };
-  },
-
-  renderTask: (task, historyLength) => taskToV10(task, { historyLength }),
-  renderSendResult: (task, historyLength) => ({ task: taskToV10(task, { historyLength }) }),
-  renderStreamStart: (task) => ({ task: taskToV10(task) }),
-  renderEvent: eventToV10,
-  /**
-   * The turn's last status ends the stream: terminal states as the spec says, and input-required too
-   * (the next turn is a new SendStreamingMessage), as @a2a-js/sdk's server does.
-   */
-
-  /** A listing leaves history out unless asked (historyLength unset = 0 here) and artifacts unless included. */
-  renderList: (tasks, nextPageToken, pageSize, historyLength, options) => ({
-    tasks: tasks.map((t) =>
-      taskToV10(t, { historyLength: historyLength ?? 0, includeArtifacts: options?.includeArtifacts === true }),
-    ),
-    nextPageToken,
-    pageSize,
-    totalSize: options?.totalSize ?? tasks.length,
-  }),
-
-  renderPushConfig: pushConfigToV10,
-  renderPushConfigList: (taskId, configs) => ({
-    configs: configs.map((c) => pushConfigToV10(taskId, c)),
-    nextPageToken: "",
-  }),
-  renderPushDeleted: () => ({}),
-};

@@ -1,10 +1,12 @@
-import { isRecord } from "../../dialects/parts.js";
-import { messageToV10, updatesFromV10, type V10SendMessageRequest } from "../../dialects/v10.js";
-import { agentOwnedProtocol } from "./agent-owned.js";
+import { agentOwnedProtocol } from "../shared/agent-owned-protocol.js";
+import { isRecord } from "../shared/translate-helpers.js";
+import { messageToV10, updatesFromV10 } from "./translate.js";
+import type { V10SendMessageRequest } from "./types.js";
 
 /**
- * Talking to a v1.0 agent (`SendMessage`, `SendStreamingMessage`, ProtoJSON): the agent chooses the task
- * id, which the router learns from the first result and uses for follow-up turns and cancel.
+ * The agent side of A2A v1.0: talking to a v1.0 agent (`SendMessage`, `SendStreamingMessage`,
+ * ProtoJSON). The agent chooses the task id, which the router learns from the first result and uses for
+ * follow-up turns and cancel.
  */
 export const v10Upstream = agentOwnedProtocol({
   dialect: "v1.0",
@@ -21,9 +23,10 @@ export const v10Upstream = agentOwnedProtocol({
 
   updates: updatesFromV10,
   isTask: (result) => isRecord(result.task),
-  /** The id sits in whichever StreamResponse member is set: `task.id`, or `taskId` on the others. */
-  taskIdOf(result) {
+  /** The ids sit in whichever StreamResponse member is set: `task.id`, or `taskId` on the others. */
+  idsOf(result) {
     const inner = [result.task, result.statusUpdate, result.artifactUpdate, result.message].find(isRecord);
-    return inner && (isRecord(result.task) ? inner.id : inner.taskId);
+    if (!inner) return {};
+    return { taskId: isRecord(result.task) ? inner.id : inner.taskId, contextId: inner.contextId };
   },
 });

@@ -2,125 +2,41 @@ import type {
   AgentUpdate,
   Artifact,
   Message,
-  Metadata,
   Part,
   PushNotificationConfig,
-  SendRequest,
   Task,
-  TaskState,
   TaskStatus,
-} from "../core/model.js";
+} from "../../core/model.js";
+import type { OutboundEvent } from "../shared/dialect.js";
+import { historyWindow, invalidAgentResult, isRecord, nonEmpty, someMetadata } from "../shared/translate-helpers.js";
 import {
   answerUpdates,
   artifactUpdate,
   mapArtifactParts,
   mapStatus,
   type MessageScope,
-  schemaIdLookup,
   scopeMessage,
-  sendRequestOf,
   statusUpdate,
-  taskRefOf,
   taskUpdates,
-} from "./common.js";
-import type { Dialect, OutboundEvent, PushRef } from "./dialect.js";
-import { historyWindow, invalidAgentResult, isRecord, nonEmpty, someMetadata } from "./parts.js";
-
-export type { MessageScope } from "./common.js";
+} from "../shared/v03-v10.js";
+import type {
+  V03Artifact,
+  V03ArtifactUpdateEvent,
+  V03Message,
+  V03Part,
+  V03PushNotificationConfig,
+  V03StatusUpdateEvent,
+  V03Task,
+  V03TaskPushNotificationConfig,
+  V03TaskStatus,
+} from "./types.js";
 
 /**
- * A2A v0.3 (JSON-RPC `message/send` & co.): every object says what it is in `kind` ("text" | "file" |
- * "data" parts, "message", "task", "status-update", "artifact-update"); status events carry `final`.
- * The internal model follows v0.3 naming, so this is mostly a matter of adding `kind`s, filling the
- * members v0.3 requires (messageId) and dropping the ones it does not know. Both directions live here:
- * the client side (the Dialect) and the agent side (router/upstream/protocols/v03.ts) use these.
+ * A2A v0.3 to and from the internal model, both directions: the client side (client.ts), the agent side
+ * (agent.ts) and push (push.ts) use these. The internal model follows v0.3 naming, so this is mostly a
+ * matter of adding `kind`s, filling the members v0.3 requires (messageId) and dropping the ones it does
+ * not know.
  */
-
-export type V03Part =
-  | { kind: "text"; text: string; metadata?: Metadata }
-  | { kind: "file"; file: { bytes?: string; uri?: string; name?: string; mimeType?: string }; metadata?: Metadata }
-  | { kind: "data"; data: Record<string, unknown>; metadata?: Metadata };
-
-export interface V03Message {
-  kind: "message";
-  messageId: string;
-  role: "user" | "agent";
-  parts: V03Part[];
-  contextId?: string;
-  taskId?: string;
-  metadata?: Metadata;
-  extensions?: string[];
-  referenceTaskIds?: string[];
-}
-
-export interface V03TaskStatus {
-  state: TaskState;
-  message?: V03Message;
-  timestamp?: string;
-}
-
-export interface V03Artifact {
-  artifactId: string;
-  name?: string;
-  description?: string;
-  parts: V03Part[];
-  metadata?: Metadata;
-  extensions?: string[];
-}
-
-export interface V03Task {
-  kind: "task";
-  id: string;
-  contextId: string;
-  status: V03TaskStatus;
-  artifacts?: V03Artifact[];
-  history?: V03Message[];
-  metadata?: Metadata;
-}
-
-export interface V03StatusUpdateEvent {
-  kind: "status-update";
-  taskId: string;
-  contextId: string;
-  status: V03TaskStatus;
-  final: boolean;
-  metadata?: Metadata;
-}
-
-export interface V03ArtifactUpdateEvent {
-  kind: "artifact-update";
-  taskId: string;
-  contextId: string;
-  artifact: V03Artifact;
-  append?: boolean;
-  lastChunk?: boolean;
-  metadata?: Metadata;
-}
-
-export interface V03PushNotificationConfig {
-  id?: string;
-  url: string;
-  token?: string;
-  authentication?: { schemes: string[]; credentials?: string };
-}
-
-export interface V03TaskPushNotificationConfig {
-  taskId: string;
-  pushNotificationConfig: V03PushNotificationConfig;
-}
-
-export interface V03MessageSendConfiguration {
-  acceptedOutputModes?: string[];
-  blocking?: boolean;
-  historyLength?: number;
-  pushNotificationConfig?: V03PushNotificationConfig;
-}
-
-export interface V03MessageSendParams {
-  message: V03Message;
-  configuration?: V03MessageSendConfiguration;
-  metadata?: Metadata;
-}
 
 // ---- parts, messages, artifacts -------------------------------------------------------------------
 
@@ -286,78 +202,3 @@ export function pushConfigToV03(taskId: string, c: PushNotificationConfig): V03T
   };
 }
 
-// ---- the dialect ----------------------------------------------------------------------------------
-
-const METHODS = {
-  "message/send": "send",
-  "message/stream": "stream",
-  "tasks/get": "get",
-  "tasks/cancel": "cancel",
-  "tasks/resubscribe": "resubscribe",
-  "tasks/pushNotificationConfig/set": "push-set",
-  "tasks/pushNotificationConfig/get": "push-get",
-  "tasks/pushNotificationConfig/list": "push-list",
-  "tasks/pushNotificationConfig/delete": "push-delete",
-  "agent/getAuthenticatedExtendedCard": "extended-card",
-} as const;
-
-const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
-  "message/send": "v0.3#/$defs/MessageSendParams",
-  "message/stream": "v0.3#/$defs/MessageSendParams",
-  "tasks/get": "v0.3#/$defs/TaskQueryParams",
-  "tasks/cancel": "v0.3#/$defs/TaskIdParams",
-  "tasks/resubscribe": "v0.3#/$defs/TaskIdParams",
-  "tasks/pushNotificationConfig/set": "v0.3#/$defs/TaskPushNotificationConfig",
-  "tasks/pushNotificationConfig/get": "v0.3#/$defs/GetTaskPushNotificationConfigParams",
-  "tasks/pushNotificationConfig/list": "v0.3#/$defs/ListTaskPushNotificationConfigParams",
-  "tasks/pushNotificationConfig/delete": "v0.3#/$defs/DeleteTaskPushNotificationConfigParams",
-  "agent/getAuthenticatedExtendedCard": "v0.3#/$defs/EmptyParams",
-};
-
-export const v03: Dialect = {
-  name: "v0.3",
-  methods: METHODS,
-  streamStartsWithTask: false,
-  finishedResubscribe: "replay",
-  clientNamesTasks: false,
-
-  paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
-
-  toSendRequest(params): SendRequest {
-    const p = params as V03MessageSendParams;
-    const push = p.configuration?.pushNotificationConfig;
-    return sendRequestOf(messageFromV03(p.message), {
-      metadata: p.metadata,
-      historyLength: p.configuration?.historyLength,
-      pushNotification: push && pushConfigFromV03(push),
-    });
-  },
-
-  returnsImmediately: (params) => (params as V03MessageSendParams).configuration?.blocking === false,
-
-  toTaskRef: taskRefOf,
-
-  /** set: {taskId, pushNotificationConfig}; get/list/delete: {id, pushNotificationConfigId?}. */
-  toPushRef(params): PushRef {
-    const p = params as {
-      taskId?: string;
-      id?: string;
-      pushNotificationConfigId?: string;
-      pushNotificationConfig?: V03PushNotificationConfig;
-    };
-    const config = p.pushNotificationConfig && pushConfigFromV03(p.pushNotificationConfig);
-    const configId = nonEmpty(p.pushNotificationConfigId) ?? config?.id;
-    return {
-      taskId: (p.taskId ?? p.id)!,
-      ...(configId !== undefined && { configId }),
-      ...(config && { config }),
-    };
-  },
-
-  renderTask: taskToV03,
-  renderSendResult: taskToV03,
-  renderEvent: eventToV03,
-  renderPushConfig: pushConfigToV03,
-  renderPushConfigList: (taskId, configs) => configs.map((c) => pushConfigToV03(taskId, c)),
-  renderPushDeleted: () => null,
-};

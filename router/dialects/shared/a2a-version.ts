@@ -1,4 +1,4 @@
-import { RpcError } from "../rpc/errors.js";
+import { RpcError } from "../../rpc/errors.js";
 
 /**
  * The `A2A-Version` service parameter (v1.0 spec 3.6): sent as an HTTP header (or, for GET requests, a
