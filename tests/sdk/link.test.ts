@@ -36,6 +36,11 @@ class FakeHub {
     });
   }
 
+  /** Acks a task update as the real hub does once it is durable; resolves once the ack is on the wire. */
+  static ack(ws: WebSocket, frame: Frame): Promise<void> {
+    return new Promise((resolve) => ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { ok: true } }), () => resolve()));
+  }
+
   static register(ws: WebSocket, frame: Frame): void {
     ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { registered: true, agent_id: frame.params.agent_name } }));
   }
@@ -95,6 +100,8 @@ describe("the link", () => {
     const first = hub.connections[0]!;
     first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t1", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
     await hub.until(() => taskFrames(first.frames).length === 1);
+    // Acked: durable at the hub, so not sent again.
+    await FakeHub.ack(first.ws, taskFrames(first.frames)[0]!);
 
     // Hold the next registration back until the handler has finished while disconnected.
     hub.onFrame = (conn, frame) => (frame.method === "agent.register" && conn !== first ? false : undefined);
