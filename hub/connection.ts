@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
 import { failure, success, type RpcId } from "../router/rpc/envelope.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { RpcError, toRpcError } from "../router/rpc/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
 
@@ -136,10 +136,10 @@ export class HubConnection {
   }
 }
 
+/** A refusal as the agent is told it; anything but an RpcError is a bug of ours, logged, told generically. */
 function answerError(err: unknown, method: string, logger: Logger): RpcError {
-  if (err instanceof RpcError) return err;
-  logger.error({ err, method }, "hub failed to handle a frame");
-  return RpcError.internal(`the hub could not handle ${method}`);
+  if (!(err instanceof RpcError)) logger.error({ err, method }, "hub failed to handle a frame");
+  return toRpcError(err);
 }
 
 /** Codes of a close the agent asked for: it is leaving, not losing its link. */

@@ -219,3 +219,24 @@ describe("Origin check on the /hub upgrade", () => {
     expect(await upgrade("https://app.example.com")).toBe("open");
   });
 });
+
+describe("prototype keys on the JSON-RPC endpoint", () => {
+  let router: RunningRouter;
+  beforeAll(async () => {
+    router = await testRouter({ eliza: false });
+  });
+  afterAll(() => router.close());
+
+  test("an envelope with its own hasOwnProperty member, or a method named after a prototype key, gets a JSON-RPC answer", async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(router.url + "/rpc", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { error?: { code: number; message: string } } };
+    };
+    const shadowed = await post({ jsonrpc: "2.0", id: 1, method: "tasks/get", hasOwnProperty: 1, params: { id: "nope" } });
+    expect(shadowed).toEqual({ status: 200, body: { jsonrpc: "2.0", id: 1, error: { code: C.TASK_NOT_FOUND, message: "Task not found: nope", data: { taskId: "nope" } } } });
+    for (const method of ["constructor", "__proto__", "toString"]) {
+      const r = await post({ jsonrpc: "2.0", id: 1, method, params: {} });
+      expect(r.body.error).toMatchObject({ code: C.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
+    }
+  });
+});
