@@ -37,7 +37,9 @@ export class Outbox {
     }
     this.#inFlight.add(frame);
     const handed = await this.#link.call(frame.method, frame.params, (err) => {
-      if (!this.#inFlight.delete(frame)) return; // the link dropped first: it is kept for a re-send
+      // No answer but a broken link: offline() (or the failed hand-over below) keeps the frame for a re-send.
+      if (err && !err.rpc) return;
+      if (!this.#inFlight.delete(frame)) return;
       if (err) this.#settings.logger.debug(`hub refused ${frame.method}: ${err.message}`);
     });
     if (!handed && this.#inFlight.delete(frame)) this.#keep(frame);

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
 import WebSocket from "ws";
+import { configFromEnv, resolveConfig } from "../../router/config/load.js";
 import type { RunningRouter } from "../../router/index.js";
+import { SchemaRegistry } from "../../router/schema/validator.js";
 import { RPC_ERROR_CODES as C } from "../../router/rpc/errors.js";
 import { openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
@@ -238,5 +240,26 @@ describe("prototype keys on the JSON-RPC endpoint", () => {
       const r = await post({ jsonrpc: "2.0", id: 1, method, params: {} });
       expect(r.body.error).toMatchObject({ code: C.METHOD_NOT_FOUND, message: `Method not found: ${method}` });
     }
+  });
+});
+
+describe("hub config keys", () => {
+  const schemas = new SchemaRegistry();
+
+  test("defaults, file and env: registerTimeoutMs, resumeGraceMs, allowedOrigins", () => {
+    expect(resolveConfig(schemas, {}).hub).toMatchObject({ registerTimeoutMs: 10_000, resumeGraceMs: 2000, allowedOrigins: [] });
+    const config = resolveConfig(schemas, {
+      file: { hub: { registerTimeoutMs: 500, resumeGraceMs: 0, allowedOrigins: ["https://a.example"] } },
+      env: configFromEnv({ HUB_RESUME_GRACE_MS: "750", HUB_ALLOWED_ORIGINS: "https://b.example, http://localhost:5173" }),
+    });
+    expect(config.hub).toMatchObject({ registerTimeoutMs: 500, resumeGraceMs: 750, allowedOrigins: ["https://b.example", "http://localhost:5173"] });
+  });
+
+  test("bad values are one clear line naming the key", () => {
+    expect(() => resolveConfig(schemas, { file: { hub: { registerTimeoutMs: 0 } } })).toThrow(/hub\.registerTimeoutMs/);
+    expect(() => resolveConfig(schemas, { file: { hub: { resumeGraceMs: -1 } } })).toThrow(/hub\.resumeGraceMs/);
+    expect(() => resolveConfig(schemas, { file: { hub: { allowedOrigins: ["https://a.example/path"] } } })).toThrow(
+      'Invalid config: hub.allowedOrigins entry "https://a.example/path" must be an origin like https://app.example.com',
+    );
   });
 });
