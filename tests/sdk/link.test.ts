@@ -126,6 +126,36 @@ describe("the link", () => {
     expect(second.frames.find((f) => f.method === "task.complete")!.params).toMatchObject({ task_id: "t1", final: true });
   });
 
+  test("an update the hub had not acked when the link dropped is sent again, with the same seq", async () => {
+    const gate = deferred();
+    const agent = track(
+      connectAgent({ url: hub.url, name: "resender", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
+    ).skill({ name: "s", description: "" }, async function* () {
+      yield "a";
+      await gate.promise;
+      yield "b";
+    });
+    await agent.ready;
+    const first = hub.connections[0]!;
+    first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t2", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    await hub.until(() => taskFrames(first.frames).length === 1);
+    // Not acked: the hub may not have stored it.
+    const again = new Promise((resolve) => agent.on("registered", resolve));
+    first.ws.terminate();
+    await again;
+    const second = hub.connections[1]!;
+    await hub.until(() => taskFrames(second.frames).length === 1);
+    gate.resolve();
+    await hub.until(() => taskFrames(second.frames).length === 3);
+    const seen = (frames: Frame[]) => taskFrames(frames).map((f) => [f.method, f.params.seq, f.params.status.message?.parts[0].text]);
+    expect(seen(first.frames)).toEqual([["task.status", 1, "a"]]);
+    expect(seen(second.frames)).toEqual([
+      ["task.status", 1, "a"],
+      ["task.status", 2, "b"],
+      ["task.complete", 3, "ab"],
+    ]);
+  });
+
   test("heartbeats flow while registered; a hub that stays silent for three periods is dropped and redialed", async () => {
     const agent = track(
       connectAgent({ url: hub.url, name: "beater", heartbeatMs: 20, reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
