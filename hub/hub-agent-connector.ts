@@ -54,6 +54,9 @@ export class HubAgentConnector implements AgentConnector {
     this.#link = link;
     this.info = info;
     this.token = token;
+    // A task.execute the agent never answered may have died with the old link: it is sent again (the SDK
+    // takes a second execute of a turn it is running as the same turn).
+    for (const channel of this.#tasks.values()) if (channel.requestId && channel.executeFrame) link.send(channel.executeFrame);
     for (const taskId of this.#missedCancels) this.#sendCancel(taskId);
     this.#missedCancels.clear();
   }
@@ -107,7 +110,7 @@ export class HubAgentConnector implements AgentConnector {
     const requestId = randomUUID();
     channel.requestId = requestId;
     this.#executeIds.set(requestId, taskId);
-    link.send({
+    channel.executeFrame = {
       jsonrpc: "2.0",
       id: requestId,
       method: HUB_METHODS.TASK_EXECUTE,
@@ -117,7 +120,8 @@ export class HubAgentConnector implements AgentConnector {
         message: messageToWire(ctx.message),
         metadata: { ...ctx.metadata, ...(ctx.skill && { skill: ctx.skill }) },
       },
-    });
+    };
+    link.send(channel.executeFrame);
     return channel.updates();
   }
 
@@ -130,7 +134,7 @@ export class HubAgentConnector implements AgentConnector {
     if (taskId === undefined) return;
     this.#executeIds.delete(requestId);
     const channel = this.#tasks.get(taskId);
-    if (channel) channel.requestId = undefined;
+    if (channel) channel.requestId = channel.executeFrame = undefined;
     if (!error || !channel) return;
     const why = typeof error.message === "string" ? error.message : "no reason given";
     channel.end(new Error(`Agent ${this.info.id} refused the task: ${why}`));

@@ -16,6 +16,8 @@ export class TaskChannel {
   sawText = false;
   /** Id of the task.execute request, while the agent has not answered it. */
   requestId: string | undefined;
+  /** The task.execute frame, sent again to an agent that comes back without having answered it. */
+  executeFrame: object | undefined;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
   #queue = new AsyncQueue<Routed>();

@@ -45,6 +45,10 @@ export class TaskDispatcher {
     }
     const { skills, outbox } = this.#opts;
     const taskId = params.id;
+    // The hub sends an execute again when we came back from a drop without having answered it; the router
+    // starts no new turn while one runs, so this is the turn we are running.
+    const running = this.#running.get(taskId);
+    if (running && !running.signal.aborted) return undefined;
     const metadata = (params.metadata ?? {}) as Record<string, unknown>;
     const message: Message = params.message ?? { role: "user", parts: [] };
     const requested = typeof metadata.skill === "string" && metadata.skill !== "" ? metadata.skill : undefined;
@@ -52,7 +56,6 @@ export class TaskDispatcher {
       ? (skills.get(requested) ?? [...skills.values()].find((s) => s.definition.id === requested))
       : skills.values().next().value;
     const controller = new AbortController();
-    this.#running.get(taskId)?.abort(new Error("superseded by a new turn"));
     this.#running.set(taskId, controller);
     const { signal } = controller;
     // Each turn numbers its updates from 1: the hub acks a re-sent copy instead of logging it twice.

@@ -61,12 +61,15 @@ describe("resume grace (hub.resumeGraceMs)", () => {
     await first.closed;
 
     const second = connect(router);
+    // The first agent never answered task.execute: the hub sends it again to the agent that comes back.
+    const reexecuted = second.nextTask();
     // The hub may not have seen the drop yet: "already connected" until it has.
     let reg = await second.register("blinker");
     while (reg.error) {
       await new Promise((r) => setImmediate(r));
       reg = await second.request("agent.register", { agent_name: "blinker" });
     }
+    expect((await reexecuted).params).toMatchObject({ id: "bl-1", message: userMessage("x") });
     // seq 1 again: the copy the agent could not know was stored.
     expect((await second.request("task.status", { task_id: "bl-1", seq: 1, status: { state: "working", message: text("before ") } })).result).toEqual({ ok: true });
     expect((await second.request("task.status", { task_id: "bl-1", seq: 2, status: { state: "working", message: text("after") } })).result).toEqual({ ok: true });

@@ -156,6 +156,28 @@ describe("the link", () => {
     ]);
   });
 
+  test("a task.execute sent again for the turn it is running (after a drop) is accepted, not run twice", async () => {
+    const gate = deferred();
+    let runs = 0;
+    const agent = track(connectAgent({ url: hub.url, name: "once", logger: memoryLogger() })).skill({ name: "s", description: "" }, async () => {
+      runs += 1;
+      await gate.promise;
+      return "done";
+    });
+    await agent.ready;
+    const conn = hub.connections[0]!;
+    const execute = (id: string) =>
+      conn.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "task.execute", params: { id: "t3", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    execute("e1");
+    execute("e2");
+    await hub.until(() => conn.frames.filter((f) => f.id === "e1" || f.id === "e2").length === 2);
+    expect(conn.frames.filter((f) => f.id === "e1" || f.id === "e2").map((f) => (f as { result?: unknown }).result)).toEqual([{ accepted: true }, { accepted: true }]);
+    gate.resolve();
+    await hub.until(() => taskFrames(conn.frames).length === 1);
+    expect(runs).toBe(1);
+    expect(taskFrames(conn.frames)[0]!.params).toMatchObject({ task_id: "t3", status: { state: "completed" } });
+  });
+
   test("heartbeats flow while registered; a hub that stays silent for three periods is dropped and redialed", async () => {
     const agent = track(
       connectAgent({ url: hub.url, name: "beater", heartbeatMs: 20, reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
