@@ -13,6 +13,12 @@ export interface RouterConfig {
     /** Default: true when no tokens are configured and the bind is loopback (dev mode). */
     allowAnonymous?: boolean;
     timeoutMs: number;
+    /** A hub socket that has not registered within this is closed. */
+    registerTimeoutMs: number;
+    /** An agent that drops and registers again within this keeps its tasks in flight. */
+    resumeGraceMs: number;
+    /** Browser origins that may open /hub, besides the router's own and `cors.origins`. */
+    allowedOrigins: string[];
   };
   apiKeys: string[];
   taskTimeoutMs: number;
@@ -22,16 +28,19 @@ export interface RouterConfig {
     /** An upstream agent's SSE stream silent (no event, no comment) this long fails its task. */
     upstreamIdleMs: number;
   };
+  /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs and /hub). */
+  cors: { origins: string[] };
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
 }
 
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "cors">> & {
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
+  cors?: Partial<RouterConfig["cors"]>;
 };
 
 /** Every default in one place. */
@@ -40,11 +49,12 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   port: 8080,
   store: "sqlite:./data/router.db",
   agents: [],
-  hub: { tokens: {}, timeoutMs: 90_000 },
+  hub: { tokens: {}, timeoutMs: 90_000, registerTimeoutMs: 10_000, resumeGraceMs: 2000, allowedOrigins: [] },
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
   limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000 },
+  cors: { origins: [] },
   eliza: { plugins: [] },
   allowOpen: false,
 };

@@ -4,7 +4,7 @@ import type { AgentRegistry } from "../agents/registry.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { failure } from "../rpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
+import { RpcError, toRpcError } from "../rpc/errors.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
 import { apiKeyGuard } from "./auth.js";
 import { requestOrigin } from "./origin.js";
@@ -120,7 +120,8 @@ export function createApp(deps: AppDeps): express.Express {
         .json(failure(null, RpcError.invalidRequest(`request body exceeds limits.maxBodyBytes (${deps.maxBodyBytes} bytes)`).toJSON()));
     }
     deps.logger.error({ err }, "request failed");
-    if (!res.headersSent) res.status(err.status ?? 500).json(failure(null, RpcError.internal(err.message).toJSON()));
+    // The cause's text (a stack, "x is not a function") stays in the log: toRpcError says it generically.
+    if (!res.headersSent) res.status(err.status ?? 500).json(failure(null, toRpcError(err).toJSON()));
   });
   return app;
 }
