@@ -24,6 +24,16 @@ export interface HubOptions {
   allowAnonymous: boolean;
   /** No frame for this long and the agent is dropped. */
   timeoutMs: number;
+  /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
+  cluster?: HubCluster;
+}
+
+/** One agent name, one connection, in the whole cluster. */
+export interface HubCluster {
+  /** Claims `name` for connection `conn`; false when a connection of another live instance holds it. */
+  claimAgent(name: string, conn: string, info: AgentInfo): Promise<boolean>;
+  /** Frees `name` if connection `conn` still holds it. */
+  releaseAgent(name: string, conn: string): void;
 }
 
 interface Connection {
@@ -47,6 +57,8 @@ export class AgentHub {
   #owners = new Map<string, string[]>();
   #connections = new Set<Connection>();
   #offline = new Map<string, HubAgent>();
+  /** Names being claimed cluster-wide right now (a second local registration of one is refused). */
+  #claiming = new Set<string>();
 
   constructor(options: HubOptions) {
     this.#opts = options;
@@ -55,7 +67,7 @@ export class AgentHub {
       for (const name of Array.isArray(names) ? names : [names]) {
         this.#owners.set(name, [...(this.#owners.get(name) ?? []), token]);
         // Known by configuration: listed offline until it connects, so clients get "agent unavailable".
-        if (!options.registry.find(name)) options.registry.set(new HubAgent(placeholderInfo(name)));
+        if (!options.registry.findLocal(name)) options.registry.set(new HubAgent(placeholderInfo(name)));
       }
     }
   }
@@ -75,6 +87,14 @@ export class AgentHub {
     const token = bearer ?? url.searchParams.get("token") ?? undefined;
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token));
     return true;
+  }
+
+  /**
+   * Cuts every agent connection (close code 1012, service restart): they reconnect and register again. Used
+   * when this instance lost its cluster lease, and with it every agent name it held.
+   */
+  disconnectAll(reason: string): void {
+    for (const c of this.#connections) c.ws.close(1012, reason.slice(0, 120));
   }
 
   /** Says goodbye to every agent (close code 1001, going away), then cuts whoever does not answer. */
@@ -135,6 +155,7 @@ export class AgentHub {
     if (agent) {
       this.#opts.logger.info({ agent: agent.info.id, inFlight: agent.inFlight, why }, "hub agent dropped");
       agent.detach(`Agent ${agent.info.id} disconnected while the task was in flight: ${why}.`);
+      this.#opts.cluster?.releaseAgent(agent.info.id, conn.id);
       if (!this.#owners.has(agent.info.id)) this.#rememberOffline(agent);
     }
   }
@@ -149,7 +170,7 @@ export class AgentHub {
     for (const [id, old] of this.#offline) {
       if (this.#offline.size <= HUB_DEFAULTS.maxOfflineAnonymous) break;
       this.#offline.delete(id);
-      if (!old.isOnline() && this.#opts.registry.find(id) === old) this.#opts.registry.delete(id);
+      if (!old.isOnline() && this.#opts.registry.findLocal(id) === old) this.#opts.registry.delete(id);
     }
   }
 
@@ -179,14 +200,22 @@ export class AgentHub {
       if (hasId) this.#send(conn, failure(id, RpcError.invalidRequest("method must be a string", "method").toJSON()));
       return;
     }
-    try {
-      const result = this.#handle(conn, frame.method, frame.params ?? {});
-      if (hasId && result !== undefined) this.#send(conn, success(id, result));
-    } catch (err) {
+    const refuse = (err: unknown) => {
       const e = err instanceof RpcError ? err : RpcError.internal((err as Error).message);
       // The agent is told; at debug level so a misbehaving agent cannot flood the log.
       this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: e.message }, "hub frame refused");
       this.#send(conn, failure(id, e.toJSON()));
+    };
+    try {
+      const result = this.#handle(conn, frame.method, frame.params ?? {});
+      // A registration in a cluster answers once the name is claimed cluster-wide.
+      if (result instanceof Promise) {
+        result.then((value) => hasId && this.#send(conn, success(id, value)), refuse);
+        return;
+      }
+      if (hasId && result !== undefined) this.#send(conn, success(id, result));
+    } catch (err) {
+      refuse(err);
     }
   }
 
@@ -256,10 +285,35 @@ export class AgentHub {
     } else if (!this.#opts.allowAnonymous) {
       throw RpcError.invalidParams("a token is required to register (configure hub.tokens)", "auth_token");
     }
-    const existing = this.#opts.registry.find(name);
+    const existing = this.#opts.registry.findLocal(name);
     if (existing && !(existing instanceof HubAgent)) {
       throw RpcError.invalidParams(`agent name "${name}" is taken by a ${existing.info.transport} agent`, "agent_name");
     }
+    const alreadyConnected = () => RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
+    if (existing?.isOnline() || this.#claiming.has(name)) throw alreadyConnected();
+    const cluster = this.#opts.cluster;
+    if (!cluster) return this.#attach(conn, name, p, token);
+    this.#claiming.add(name);
+    return cluster
+      .claimAgent(name, conn.id, infoFrom(p))
+      .catch(() => {
+        throw RpcError.internal("the agent registry of the router cluster cannot be reached");
+      })
+      .then((claimed) => {
+        if (!claimed) throw alreadyConnected();
+        if (!this.#connections.has(conn)) {
+          // It left while the name was being claimed.
+          cluster.releaseAgent(name, conn.id);
+          throw alreadyConnected();
+        }
+        return this.#attach(conn, name, p, token);
+      })
+      .finally(() => this.#claiming.delete(name));
+  }
+
+  /** Attaches a registered connection to its agent (the one seen before under that name, or a new one). */
+  #attach(conn: Connection, name: string, p: RegisterParams, token: string | undefined): unknown {
+    const existing = this.#opts.registry.findLocal(name);
     if (existing?.isOnline()) throw RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
     const agent = (existing as HubAgent | undefined) ?? new HubAgent(placeholderInfo(name));
     agent.attach({ send: (frame) => this.#send(conn, frame) }, infoFrom(p), token);

@@ -19,7 +19,8 @@ import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { openStore } from "./store/index.js";
+import { RedisCluster } from "./cluster/index.js";
+import { openStore, RedisStore } from "./store/index.js";
 import { HttpAgent } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
@@ -78,9 +79,26 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
   const logger = options.logger ?? silentLogger();
   const schemas = options.schemas ?? new SchemaRegistry();
-  const store = typeof options.store === "object" ? options.store : await openStore(config.store, { logger });
+  // A Redis store is shared: any number of routers serve it as one cluster (router/cluster), fenced per turn.
+  const store = typeof options.store === "object" ? options.store : await openStore(config.store, { logger, exclusive: false, prefix: config.redisPrefix });
+  let cluster: RedisCluster | undefined;
+  if (store instanceof RedisStore) {
+    try {
+      cluster = await RedisCluster.open({ url: store.url, keys: store.clusterKeys, store, leaseMs: config.cluster.leaseMs, logger });
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    store.setFence(cluster);
+  }
+  /** Start-up failed: leave the cluster, close the store. */
+  const closeStores = async () => {
+    await cluster?.close();
+    await store.close();
+  };
 
   const agents = new AgentRegistry();
+  if (cluster) agents.setRemote(cluster);
   agents.set(createEchoAgent());
   let conversations = options.conversations;
   // A caller that brings its own `eliza` (embedding, tests) replaces the built-in one rather than shadowing it.
@@ -97,14 +115,14 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       agents.set(eliza);
       conversations ??= (sessionId) => eliza.readConversation(sessionId);
     } catch (err) {
-      await store.close();
+      await closeStores();
       throw err;
     }
   }
   for (const hosted of options.hostedAgents ?? []) agents.set(hosted);
   const taken = config.agents.find((a) => agents.find(a.id));
   if (taken) {
-    await store.close();
+    await closeStores();
     throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
   }
   const httpAgents = config.agents.map((a) => new HttpAgent(a, logger));
@@ -137,7 +155,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       push.notify(events);
     },
   };
-  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer });
+  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer, ...(cluster && { cluster }) });
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;
@@ -148,11 +166,24 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     tokens: config.hub.tokens,
     allowAnonymous: config.hub.allowAnonymous ?? (noTokens && isLoopback(config.host)),
     timeoutMs: config.hub.timeoutMs,
+    ...(cluster && { cluster }),
+  });
+  const eng = engine;
+  const hubNow = hub;
+  cluster?.attach({
+    localAgents: { find: (idOrName) => agents.findLocal(idOrName) },
+    startTurn: (req, dialect, agent) => eng.startTurn(req, dialect, agent),
+    cancel: (taskId) => eng.cancel(taskId),
+    adoptOrphan: async (taskId) => void (await eng.adoptOrphan(taskId)),
+    lost: (reason) => {
+      eng.lost(reason);
+      hubNow.disconnectAll(reason);
+    },
   });
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");
   if (!agents.find(defaultAgent)) {
-    await store.close();
+    await closeStores();
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
@@ -212,6 +243,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
         await engine!.close();
         await hub!.close();
         await push.close();
+        await cluster?.close();
         // Streams end once their final event is written; give them that, then cut what is left.
         await new Promise((r) => setImmediate(r));
         for (const s of sockets) s.destroy();
