@@ -436,8 +436,10 @@ export class TaskEngine {
         // The turn may have ended (and left #live) while we read: its final event is in the log then.
         if ((await store.readEvents(taskId, cursor, 1)).length > 0) continue;
         // Or it runs on another instance: wait for that instance's next append, then read the log again.
-        if (this.#opts.cluster && (await this.#runsElsewhere(taskId))) {
-          await this.#opts.cluster.waitForAppend(taskId, cursor, signal);
+        const elsewhere = this.#opts.cluster && (await this.#elsewhere(taskId, cursor));
+        if (elsewhere === "appended") continue;
+        if (elsewhere === "running") {
+          await this.#opts.cluster!.waitForAppend(taskId, cursor, signal);
           continue;
         }
         return;
@@ -463,10 +465,16 @@ export class TaskEngine {
     }
   }
 
-  /** Whether the task's turn is open though this instance does not run it (another instance of the cluster does). */
-  async #runsElsewhere(taskId: string): Promise<boolean> {
+  /**
+   * Cluster mode, for a task this instance does not run: "appended" when its log grew past `cursor` (since
+   * the last read: the task and its events are stored together), "running" when its turn is open on another
+   * instance, undefined when there is nothing to wait for.
+   */
+  async #elsewhere(taskId: string, cursor: number): Promise<"appended" | "running" | undefined> {
     const task = await this.#opts.store.getTask(taskId);
-    return task !== undefined && !TURN_END_STATES.has(task.status.state) && !this.#live.has(taskId);
+    if (!task) return undefined;
+    if (task.lastSeq > cursor) return "appended";
+    return !TURN_END_STATES.has(task.status.state) && !this.#live.has(taskId) ? "running" : undefined;
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */

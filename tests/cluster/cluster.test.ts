@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { Agent } from "../../agents/sdk/index.js";
 import { deleteKeys, redisReachable, START_REDIS } from "../helpers/redis.js";
@@ -139,7 +138,84 @@ if (!reachable) {
         await deleteKeys(c.prefix);
       }
     });
+
+    test("SIGSTOP then SIGCONT of the writer: one final event, the last one, and no seq names two different events", async () => {
+      const c = await startCluster(2);
+      const [a, b] = c.routers;
+      const agent = streamingAgent(a!, "writer", { forever: true });
+      try {
+        await agent.ready;
+        await until(() => listsOnline(b!, "writer"), "writer online on B");
+        const { taskId, stream } = await startStream(b!, "writer");
+        const onA = await resubscribe(a!, taskId, 0);
+        const seen: SseEvent[] = [];
+        while (seen.length < 20) seen.push((await stream.next())!);
+        a!.child.kill("SIGSTOP");
+        seen.push(...(await stream.all()));
+        expect(seen.at(-1)!.data.result).toMatchObject({ final: true, status: { state: "failed" } });
+        a!.child.kill("SIGCONT");
+        // Woken up, the stale writer finds its lease gone, stops its turn and writes nothing more.
+        await until(() => /LOST the cluster lease/.test(a!.output()), "A to notice it lost its lease");
+        await until(() => /turn stopped/.test(a!.output()), "A to stop its turn");
+        const seenOnA = await onA.all();
+        const log = await storedLog(c, taskId);
+        expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+        expect(log.filter((e) => e.kind === "status" && e.final)).toEqual([log.at(-1)]);
+        expect(log.at(-1)!.status.state).toBe("failed");
+        // What every client saw under a seq is what the log holds under it.
+        const text = (e: SseEvent) => `${e.data.result.status.state}:${e.data.result.status.message?.parts?.[0]?.text}`;
+        const logged = (seq: number) => `${log[seq - 1]!.status.state}:${log[seq - 1]!.status.message?.parts?.[0]?.text}`;
+        for (const e of [...seen, ...seenOnA]) expect(text(e)).toBe(logged(Number(e.id)));
+        expectContiguous(seen);
+        expectContiguous(seenOnA);
+        expect(seenOnA.length).toBe(log.length);
+      } finally {
+        await agent.close();
+        await c.stop();
+        await deleteKeys(c.prefix);
+      }
+    });
+  });
+
+  describe("1,000 tasks over three instances", () => {
+    test("random resubscribes through other instances: 0 lost, 0 duplicated", async () => {
+      const c = await startCluster(3);
+      const agent = streamingAgent(c.routers[0]!, "counter", { chunks: 3 });
+      try {
+        await agent.ready;
+        await until(async () => (await Promise.all(c.routers.map((r) => listsOnline(r, "counter")))).every(Boolean), "counter online");
+        const pick = () => c.routers[Math.floor(Math.random() * c.routers.length)]!;
+        let lost = 0;
+        let duplicated = 0;
+        let resubscribed = 0;
+        const runOne = async (i: number) => {
+          const { taskId, stream } = await startStream(pick(), i % 2 === 0 ? "counter" : "echo");
+          const events: SseEvent[] = [(await stream.next())!];
+          if (!isFinal(events[0]!) && Math.random() < 0.5) {
+            stream.abort();
+            resubscribed++;
+            events.push(...(await (await resubscribe(pick(), taskId, Number(events[0]!.id))).all()));
+          } else {
+            events.push(...(await stream.all()));
+          }
+          const ids = events.map((e) => Number(e.id));
+          const log = await storedLog(c, taskId);
+          duplicated += ids.length - new Set(ids).size;
+          lost += log.filter((e) => !ids.includes(e.seq)).length;
+          if (!isFinal(events.at(-1)!)) throw new Error(`task ${taskId} (${i % 2 === 0 ? "counter" : "echo"}): stream ended without its final event: ${JSON.stringify(events)}; log ${JSON.stringify(log)}`);
+        };
+        let next = 0;
+        const worker = async () => {
+          while (next < 1000) await runOne(next++);
+        };
+        await Promise.all(Array.from({ length: 16 }, worker));
+        expect({ lost, duplicated }).toEqual({ lost: 0, duplicated: 0 });
+        expect(resubscribed).toBeGreaterThan(100);
+      } finally {
+        await agent.close();
+        await c.stop();
+        await deleteKeys(c.prefix);
+      }
+    }, 120_000);
   });
 }
-
-void randomUUID;

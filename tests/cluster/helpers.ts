@@ -6,8 +6,8 @@ import { REDIS_URL } from "../helpers/redis.js";
 import { getJson, openStream, rpc, userMessage, type Json, type SseEvent } from "../helpers/rpc.js";
 import { spawnRouter, type RouterProcess } from "../helpers/spawn-router.js";
 
-/** The lease every test cluster runs with: small, so failover tests are quick. */
-export const LEASE_MS = 1000;
+/** The lease every test cluster runs with: small, so failover tests are quick, yet above the stalls of a loaded 2-core box. */
+export const LEASE_MS = 1500;
 
 /** A cluster of router processes on one Redis database, under a key prefix of its own. */
 export interface TestCluster {
@@ -29,6 +29,10 @@ export async function startCluster(n: number): Promise<TestCluster> {
     routers,
     redis,
     async stop() {
+      if (process.env.CLUSTER_TEST_LOGS) {
+        const { writeFileSync } = await import("node:fs");
+        routers.forEach((r, i) => writeFileSync(`${process.env.CLUSTER_TEST_LOGS}-${i}.log`, r.output()));
+      }
       await Promise.all(routers.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? r.kill("SIGKILL") : r.exited)));
       await redis.quit();
     },
