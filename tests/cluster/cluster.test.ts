@@ -78,6 +78,18 @@ if (!reachable) {
       for (const r of c.routers) expect((await rpc(r.url, "tasks/get", { id: taskId })).result.status.state).toBe("completed");
     });
 
+    test("a blocking send through one instance to an agent on another answers with the finished task, listed everywhere", async () => {
+      const [a, b, d] = c.routers;
+      const agent = streamingAgent(b!, "blocker", { chunks: 3 });
+      agents.push(agent);
+      await agent.ready;
+      await until(() => listsOnline(d!, "blocker"), "blocker online on C");
+      const sent = await rpc(d!.url, "message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "go" }] }, metadata: { agent: "blocker" } });
+      expect(sent.result).toMatchObject({ kind: "task", status: { state: "completed" } });
+      const listed = await rpc(a!.url, "ListTasks", { contextId: sent.result.contextId }, { headers: { "a2a-version": "1.0" } });
+      expect(listed.result.tasks.map((t: { id: string }) => t.id)).toEqual([sent.result.id]);
+    });
+
     test("cancel through any instance reaches the agent, and the stream ends canceled", async () => {
       const [a, b, d] = c.routers;
       let canceled!: () => void;
