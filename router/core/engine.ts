@@ -355,10 +355,12 @@ export class TaskEngine {
   async turnResult(taskId: string, fromSeq: number): Promise<Task | undefined> {
     const live = this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) await live.done;
-    else if (!live && this.#opts.cluster) {
-      // The turn runs on another instance: its end is in the log.
-      for await (const _ of this.events(taskId, fromSeq));
-    }
+    if (!this.#opts.cluster) return this.#opts.store.getTask(taskId);
+    // Cluster: the turn may run on another instance (or have moved to one, this instance having lost its
+    // lease): its end is in the log.
+    const task = await this.#opts.store.getTask(taskId);
+    if (!task || TURN_END_STATES.has(task.status.state)) return task;
+    for await (const _ of this.events(taskId, task.lastSeq));
     return this.#opts.store.getTask(taskId);
   }
 
