@@ -183,7 +183,11 @@ const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
  * index n-1 (readEvents is one LRANGE); `push:<taskId>` hash by config id; `memories` hash by id and
  * `room:<roomId>` sorted set by createdAt. Needs Redis 7 or newer (countTasks uses ZINTERCARD).
  *
- * One router per store (Redis URL, database and prefix): `connect()` takes the key `<prefix>owner` (SET NX with
+ * Shared or exclusive. With `exclusive: false` (what `startRouter` uses) any number of routers share the store
+ * as one cluster: `setFence` makes every commit check turn leases (router/cluster) and announce its appends on
+ * `<prefix>cluster:log:<taskId>`; the `<prefix>cluster:*` keys are the cluster's (store/cluster-keys.ts).
+ *
+ * Exclusive (the default), one router per store (Redis URL, database and prefix): `connect()` takes the key `<prefix>owner` (SET NX with
  * a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that TTL until `close()`, which
  * deletes it. While another live router holds it, `connect()` fails with "store redis://... (prefix P) is in
  * use by another a2a-router; it frees itself 15 s after that router stops". A router killed without closing
