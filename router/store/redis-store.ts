@@ -187,8 +187,9 @@ const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
  * as one cluster: `setFence` makes every commit check turn leases (router/cluster) and announce its appends on
  * `<prefix>cluster:log:<taskId>`; the `<prefix>cluster:*` keys are the cluster's (store/cluster-keys.ts).
  *
- * Exclusive (the default), one router per store (Redis URL, database and prefix): `connect()` takes the key `<prefix>owner` (SET NX with
- * a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that TTL until `close()`, which
+ * Exclusive (the default), one router per store (Redis URL, database and prefix): `connect()` takes the key
+ * `<prefix>owner` (SET NX with a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that
+ * TTL until `close()`, which
  * deletes it. While another live router holds it, `connect()` fails with "store redis://... (prefix P) is in
  * use by another a2a-router; it frees itself 15 s after that router stops". A router killed without closing
  * (SIGKILL, a crash) keeps the next one out until its key expires, at most one TTL. Losing the key to another
