@@ -342,6 +342,8 @@ export class TaskEngine {
     this.#live.set(task.id, live);
     this.#commits.add(task);
     await this.#commits.flushed();
+    // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
+    if (this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
     this.#opts.observer?.taskStarted?.(task);
     this.#log.info({ task: task.id, agent: agent.info.id, context: task.contextId }, "task turn started");
     void this.#run(live, req);
