@@ -115,8 +115,10 @@ if (!reachable) {
       const second = streamingAgent(b!, "solo");
       agents.push(second);
       await expect(second.ready).rejects.toThrow(/already connected/);
-      // Once the first connection is gone the name is free again, on every instance.
+      // Once the first connection is gone (A has seen it close and freed the name: B no longer lists it), the
+      // name is free again, on every instance.
       await first.close();
+      await until(async () => !(await listsOnline(b!, "solo")), "solo to be freed");
       const third = streamingAgent(b!, "solo");
       agents.push(third);
       await third.ready;
