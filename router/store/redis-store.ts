@@ -220,6 +220,7 @@ export class RedisStore implements TaskStore {
   #renewing = false;
   #exclusive: boolean;
   #fence: CommitFence | undefined;
+  #clusterKeys: ClusterKeys;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const opts = { ...DEFAULTS, ...options };
@@ -231,6 +232,7 @@ export class RedisStore implements TaskStore {
     this.#ownerTtlMs = opts.ownerTtlMs;
     this.#log = opts.logger;
     this.#exclusive = opts.exclusive;
+    this.#clusterKeys = clusterKeys(opts.prefix);
     // Lazy, so `connect()` can report a bad address at start-up; any command connects on its own too.
     this.#redis = new Redis(url, {
       lazyConnect: true,
@@ -278,7 +280,7 @@ export class RedisStore implements TaskStore {
 
   /** The keys routers sharing this store coordinate with (router/cluster). */
   get clusterKeys(): ClusterKeys {
-    return clusterKeys(this.prefix);
+    return this.#clusterKeys;
   }
 
   /**
