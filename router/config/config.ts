@@ -30,13 +30,21 @@ export interface RouterConfig {
   };
   /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs and /hub). */
   cors: { origins: string[] };
+  /** Prepended to every Redis key (a redis:// store): routers with one prefix on one database share one task space. */
+  redisPrefix: string;
+  /** Several routers on one Redis store (CONTRACT 11); used only with a redis:// store. */
+  cluster: {
+    /** How long an instance that stops renewing its lease keeps it (and its turns) before others take over. */
+    leaseMs: number;
+  };
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
 }
 
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "cors">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "cors" | "cluster">> & {
+  cluster?: Partial<RouterConfig["cluster"]>;
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
@@ -55,6 +63,8 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   heartbeatMs: 15_000,
   limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000 },
   cors: { origins: [] },
+  redisPrefix: "a2a-router:",
+  cluster: { leaseMs: 5000 },
   eliza: { plugins: [] },
   allowOpen: false,
 };
