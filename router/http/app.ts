@@ -10,6 +10,7 @@ import { apiKeyGuard } from "./auth.js";
 import { requestOrigin } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
 import type { TaskService } from "../service/task-service.js";
+import { mountAiSdkFace, mountChatPage, mountOpenAiFace } from "../faces/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -83,6 +84,12 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
+
+  // The chat faces (CONTRACT 10): same agents, tasks and keys, other wires.
+  const face = { service: deps.service, guard, maxBodyBytes: deps.maxBodyBytes, heartbeatMs: deps.heartbeatMs, logger: deps.logger };
+  mountOpenAiFace(app, face);
+  mountAiSdkFace(app, face);
+  mountChatPage(app);
 
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === "entity.too.large") {
