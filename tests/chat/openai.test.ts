@@ -55,6 +55,10 @@ describe("POST /v1/chat/completions", () => {
     const s = await streamed("echo", "hi there");
     expect(s.content).toBe("hi there");
     expect(s.finish).toEqual(["stop"]);
+    const withUsage = await client.chat.completions.create({ model: "echo", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] });
+    const chunks = [];
+    for await (const chunk of withUsage) chunks.push(chunk);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: 0 } });
   });
 
   test("eliza: a callback action; content concatenates to the answer, callback snapshots go to reasoning", async () => {

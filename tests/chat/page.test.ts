@@ -6,11 +6,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { startRouter } from "../../router/index.js";
 import { ROOT } from "../helpers/spawn-router.js";
 import { startChatRig, type ChatRig } from "./helpers.js";
 
 /** The page's DOM, inside page.evaluate callbacks (this file is compiled without the DOM lib). */
-declare const document: { querySelector(s: string): { textContent: string | null } | null; documentElement: { scrollWidth: number; clientWidth: number }; activeElement: { id: string } | null };
+declare const document: {
+  querySelector(s: string): { textContent: string | null } | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+  activeElement: { id: string; tagName: string; textContent: string | null } | null;
+};
+declare const localStorage: { getItem(key: string): string | null };
 
 let rig: ChatRig;
 let browser: Browser;
@@ -28,13 +34,13 @@ afterAll(async () => {
   await rig.close();
 });
 
-async function openPage(width: number, height = 800): Promise<Page> {
+async function openPage(width: number, height = 800, url = rig.router.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   page.on("pageerror", (err) => {
     throw err;
   });
-  await page.goto(`${rig.router.url}/chat`);
+  await page.goto(`${url}/chat`);
   await page.waitForSelector("body[data-ready=true]");
   return page;
 }
@@ -130,5 +136,34 @@ describe("the chat page", () => {
     rig.stepped.release("step-2");
     await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
     await page.context().close();
+  });
+
+  test("with API keys: the page asks for one, keeps it, sends it as Bearer; keyboard order follows the page", async () => {
+    const router = await startRouter({ host: "127.0.0.1", port: 0, store: "memory", eliza: false, config: { apiKeys: ["k-page"] } });
+    try {
+      const page = await openPage(1100, 800, router.url);
+      await expect(page.textContent("#error")).resolves.toContain("needs an API key");
+      await page.click("#settings summary");
+      await page.fill("#api-key", "k-page");
+      await page.press("#api-key", "Enter");
+      await page.waitForFunction(() => document.querySelector("#error")?.textContent === "");
+      await say(page, "echo", "with a key");
+      await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+      await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("with a key");
+      await expect(page.evaluate(() => JSON.parse(localStorage.getItem("a2a-router.chat") ?? "{}").apiKey)).resolves.toBe("k-page");
+
+      await page.reload();
+      await page.waitForSelector("body[data-ready=true]");
+      await page.evaluate(() => (document.activeElement as unknown as { blur(): void }).blur());
+      const order: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        await page.keyboard.press("Tab");
+        order.push(await page.evaluate(() => document.activeElement?.id || `${document.activeElement?.tagName}:${document.activeElement?.textContent}`));
+      }
+      expect(order).toEqual(["agent", "new-chat", "SUMMARY:API key", "message", "send"]);
+      await page.context().close();
+    } finally {
+      await router.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { TaskError, type TaskErrorReason } from "../../core/errors.js";
 /** An OpenAI error as the face answers it. */
 export interface OpenAiError {
   status: number;
-  type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "server_error";
+  type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "server_error";
   code: string;
 }
 
@@ -38,7 +38,19 @@ export const REQUEST_ERRORS = {
   unauthorized: { status: 401, type: "authentication_error", code: "invalid_api_key" },
   tooLarge: { status: 413, type: "invalid_request_error", code: "request_too_large" },
   notFound: { status: 404, type: "invalid_request_error", code: "model_not_found" },
+  forbidden: { status: 403, type: "permission_error", code: "forbidden" },
+  tooMany: { status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" },
+  unavailable: { status: 503, type: "server_error", code: "unavailable" },
 } as const satisfies Record<string, OpenAiError>;
+
+/** The error of a status written by shared middleware (keys, origins, limits), by status. */
+const MIDDLEWARE_ERRORS: Record<number, OpenAiError> = {
+  401: REQUEST_ERRORS.unauthorized,
+  403: REQUEST_ERRORS.forbidden,
+  413: REQUEST_ERRORS.tooLarge,
+  429: REQUEST_ERRORS.tooMany,
+  503: REQUEST_ERRORS.unavailable,
+};
 
 /** The body of an error. */
 export function errorBody(err: OpenAiError, message: string, param: string | null = null) {
@@ -64,7 +76,7 @@ export function openAiErrorBodies(_req: unknown, res: Response, next: () => void
   res.json = (body: unknown) => {
     if (res.statusCode >= 400 && !isOpenAiError(body)) {
       const message = messageOf(body) ?? "request refused";
-      const err = res.statusCode === 401 ? REQUEST_ERRORS.unauthorized : res.statusCode === 413 ? REQUEST_ERRORS.tooLarge : { ...REQUEST_ERRORS.badRequest, status: res.statusCode };
+      const err = MIDDLEWARE_ERRORS[res.statusCode] ?? { ...(res.statusCode >= 500 ? REASON_ERRORS.internal : REQUEST_ERRORS.badRequest), status: res.statusCode };
       return json(errorBody(err, message));
     }
     return json(body);

@@ -7,6 +7,8 @@ export interface CompletionRequest {
   /** The last user message's text: the task's message. */
   text: string;
   stream: boolean;
+  /** `stream_options.include_usage`: a last chunk with `usage` (zeros: agents do not count tokens). */
+  includeUsage: boolean;
   /** The body's `user`, else header `X-Session-Id`: the A2A session (context) id. */
   sessionId?: string;
 }
@@ -26,7 +28,8 @@ export function parseCompletionRequest(body: unknown, req: Request): Parsed<Comp
   const user = typeof b.user === "string" && b.user !== "" ? b.user : undefined;
   const header = req.get("x-session-id");
   const sessionId = user ?? (header !== undefined && header !== "" ? header : undefined);
-  return { ok: true, value: { model: b.model, text, stream: b.stream === true, ...(sessionId !== undefined && { sessionId }) } };
+  const includeUsage = (b.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  return { ok: true, value: { model: b.model, text, stream: b.stream === true, includeUsage, ...(sessionId !== undefined && { sessionId }) } };
 }
 
 /** A message's text: a string, or the text of its `{type: "text", text}` parts (others are skipped). */

@@ -22,6 +22,9 @@ export interface OpenAiFaceDeps {
   logger: Logger;
 }
 
+/** Agents report no token counts. */
+const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /** `created` of every model: agents have no creation time, the router's start is a stable stand-in. */
 const STARTED = Math.floor(Date.now() / 1000);
 
@@ -104,7 +107,7 @@ async function answerCompletion(res: Response, turn: ChatTurn, request: Completi
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    usage: NO_USAGE,
   });
 }
 
@@ -127,6 +130,7 @@ async function streamCompletion(res: Response, turn: ChatTurn, request: Completi
         await stream.send(errorBody(err, end.error));
       } else {
         await stream.send(chunk({}, "stop"));
+        if (request.includeUsage) await stream.send({ ...base, choices: [], usage: NO_USAGE });
       }
       await stream.send("[DONE]");
       break;
