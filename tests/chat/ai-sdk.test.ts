@@ -88,6 +88,15 @@ describe("POST /api/chat", () => {
     expect(artifacts.map((a) => a.data.parts.map((p) => p.text).join(""))).toEqual(["HELLO"]);
   });
 
+  test("artifacts that are not the answer are data-artifact parts", async () => {
+    const { message } = await turn("artist", "draw");
+    expect(uiText(message).all).toBe("Here is your chart.");
+    expect(message.parts.filter((p) => p.type === "data-artifact").map((p) => (p as { id?: string; data: unknown }).data)).toEqual([
+      expect.objectContaining({ artifactId: "chart", name: "chart", parts: [{ kind: "data", data: { bars: [1, 2], title: "sales" } }] }),
+      expect.objectContaining({ artifactId: "report", parts: [expect.objectContaining({ kind: "file" })] }),
+    ]);
+  });
+
   test("a failed turn: an error part, then finish", async () => {
     const res = await postChat(rig.router.url, { id: crypto.randomUUID(), text: "fail", agent: "stepper" });
     const { chunks, message, errors } = await readUi(res);

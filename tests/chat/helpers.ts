@@ -6,6 +6,8 @@ import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type U
 import { connectAgent, type Agent } from "../../agents/sdk/index.js";
 import type { RouterConfigInput } from "../../router/config/config.js";
 import { startRouter, type RunningRouter } from "../../router/index.js";
+import { agentText } from "../../router/core/model.js";
+import { scriptedAgent } from "../helpers/agents.js";
 import { SdkAgent } from "../interop/sdk-agent.js";
 import { deferred, memoryLogger } from "../sdk/helpers.js";
 
@@ -84,13 +86,21 @@ export interface ChatRig {
   close(): Promise<void>;
 }
 
-/** A router with echo, eliza, the stepped hub agent "stepper" and the upstream agent "shouter". */
+/** A hosted agent whose answer comes with artifacts that are not the answer: data, a file, a text note. */
+export const artist = scriptedAgent("artist", async function* () {
+  yield { kind: "artifact", artifact: { artifactId: "chart", name: "chart", parts: [{ kind: "data", data: { bars: [1, 2], title: "sales" } }] } };
+  yield { kind: "artifact", artifact: { artifactId: "report", name: "report", parts: [{ kind: "file", file: { name: "report.pdf", mimeType: "application/pdf", uri: "https://example.com/report.pdf" } }] } };
+  yield { kind: "status", status: { state: "completed", message: agentText("Here is your chart.") }, final: true };
+});
+
+/** A router with echo, eliza, "artist", the stepped hub agent "stepper" and the upstream agent "shouter". */
 export async function startChatRig(config: RouterConfigInput = {}): Promise<ChatRig> {
   const upstream = await new SdkAgent({ streaming: true }).start();
   const router = await startRouter({
     host: "127.0.0.1",
     port: 0,
     store: "memory",
+    hostedAgents: [artist],
     config: { ...config, agents: [{ id: "shouter", url: upstream.url }], hub: { allowAnonymous: true } },
   });
   const stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");

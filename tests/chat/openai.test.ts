@@ -41,7 +41,7 @@ describe("GET /v1/models", () => {
       expect(model.object).toBe("model");
       ids.push(model.id);
     }
-    expect(ids.sort()).toEqual(["echo", "eliza", "shouter", "stepper"]);
+    expect(ids.sort()).toEqual(["artist", "echo", "eliza", "shouter", "stepper"]);
     expect((await client.models.retrieve("echo")).id).toBe("echo");
   });
 });
@@ -106,6 +106,12 @@ describe("POST /v1/chat/completions", () => {
     expect(s.content).toBe("HELLO\n\ndone");
     expect(s.content.split("\n\n").at(-1)).toBe("done");
     expect(s.finish).toEqual(["stop"]);
+  });
+
+  test("artifacts that are not the answer go to reasoning_content", async () => {
+    const s = await streamed("artist", "draw");
+    expect(s.content).toBe("Here is your chart.");
+    expect(s.reasoning).toEqual(['chart: {"bars":[1,2],"title":"sales"}\n', "report: [report.pdf](https://example.com/report.pdf)\n"]);
   });
 
   test("a failed turn: an error chunk, then [DONE]; non-stream answers 502 in OpenAI's shape", async () => {

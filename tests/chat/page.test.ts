@@ -101,6 +101,35 @@ describe("the chat page", () => {
     await page.context().close();
   });
 
+  test("artifacts: data as pretty JSON, files as links", async () => {
+    const page = await openPage(1100);
+    await say(page, "artist", "draw");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Here is your chart.");
+    await expect(page.textContent(`${lastAssistant} .artifact pre`)).resolves.toBe(JSON.stringify({ bars: [1, 2], title: "sales" }, null, 2));
+    await expect(page.getAttribute(`${lastAssistant} .artifact a`, "href")).resolves.toBe("https://example.com/report.pdf");
+    await page.context().close();
+  });
+
+  test("a turn that ended while the page was away is read once on return", async () => {
+    rig.stepped.reset();
+    const page = await openPage(1100);
+    await say(page, "stepper", "later");
+    await rig.stepped.reached("status-1");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child")?.textContent?.includes("Looking things up") ?? false);
+    const chatId = await page.evaluate(() => JSON.parse(localStorage.getItem("a2a-router.chat") ?? "{}").chatId as string);
+    await page.goto("about:blank");
+    rig.stepped.release("step-1");
+    rig.stepped.release("step-2");
+    // Wait for the turn's end through the chat's own resume endpoint: it answers 204 once nothing runs.
+    const resumed = await fetch(`${rig.router.url}/api/chat/${chatId}/stream`);
+    if (resumed.status === 200) await resumed.text();
+    await page.goto(`${rig.router.url}/chat`);
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Hello later!");
+    await page.context().close();
+  });
+
   test("Stop cancels the running turn; New chat starts empty", async () => {
     rig.stepped.reset();
     const page = await openPage(1100);
