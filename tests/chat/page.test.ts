@@ -3,7 +3,7 @@
  * status line per task replaced in place, Stop, reload mid-turn resumes. Screenshots go to docs/.
  * Needs /usr/bin/chromium (the Debian package; .ci/run installs it when missing).
  */
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startRouter } from "../../router/index.js";
@@ -20,6 +20,8 @@ declare const localStorage: { getItem(key: string): string | null };
 
 let rig: ChatRig;
 let browser: Browser;
+/** Uncaught errors in the page's scripts: every test ends with none. */
+const pageErrors: string[] = [];
 
 beforeAll(async () => {
   rig = await startChatRig();
@@ -27,6 +29,10 @@ beforeAll(async () => {
     executablePath: "/usr/bin/chromium",
     args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
   });
+});
+
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
 });
 
 afterAll(async () => {
@@ -37,9 +43,7 @@ afterAll(async () => {
 async function openPage(width: number, height = 800, url = rig.router.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
-  page.on("pageerror", (err) => {
-    throw err;
-  });
+  page.on("pageerror", (err) => pageErrors.push(err.message));
   await page.goto(`${url}/chat`);
   await page.waitForSelector("body[data-ready=true]");
   return page;

@@ -105,7 +105,8 @@ export function applyChanges(msg, changes, event) {
         msg.text = c.text;
         break;
       case "status":
-        msg.status = c.text;
+        // A snapshot repeats the answer shown so far: the status line shows only what it adds.
+        msg.status = c.textKind === "snapshot" && msg.text !== "" && c.text.startsWith(msg.text) ? c.text.slice(msg.text.length).trim() || c.text : c.text;
         msg.statusState = event.kind === "status" ? event.status.state : msg.statusState;
         break;
       case "artifact": {
