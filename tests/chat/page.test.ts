@@ -1,9 +1,10 @@
 /**
  * The chat page in a real browser (headless Chromium driven by playwright-core): a streamed answer, one
- * status line per task replaced in place, Stop, reload mid-turn resumes. Screenshots go to docs/.
+ * status line per task replaced in place, Stop, reload mid-turn resumes. Screenshots: see SHOTS.
  * Needs /usr/bin/chromium (the Debian package; .ci/run installs it when missing).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startRouter } from "../../router/index.js";
@@ -20,6 +21,9 @@ declare const localStorage: { getItem(key: string): string | null };
 
 let rig: ChatRig;
 let browser: Browser;
+/** Screenshots: docs/ with UPDATE_SCREENSHOTS=1 (they are the README's), else a temp dir (a test run changes no tracked file). */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs") : tmpdir();
+
 /** Uncaught errors in the page's scripts: every test ends with none. */
 const pageErrors: string[] = [];
 
@@ -89,7 +93,7 @@ describe("the chat page", () => {
     // The same element, replaced in place: never two status lines.
     expect(await page.locator(`${lastAssistant} .status`).count()).toBe(1);
     expect(await handle!.evaluate((el) => el.isConnected)).toBe(true);
-    await page.screenshot({ path: join(ROOT, "docs", "chat-desktop.png") });
+    await page.screenshot({ path: join(SHOTS, "chat-desktop.png"), animations: "disabled" });
 
     // Reload mid-turn: the page reattaches and replays the turn from its start.
     await page.reload();
@@ -165,7 +169,7 @@ describe("the chat page", () => {
       expect(box!.x).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width).toBeLessThanOrEqual(375);
     }
-    await page.screenshot({ path: join(ROOT, "docs", "chat-375.png"), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, "chat-375.png"), fullPage: true, animations: "disabled" });
     rig.stepped.release("step-2");
     await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
     await page.context().close();
