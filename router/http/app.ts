@@ -12,6 +12,7 @@ import { rpcHandler } from "./rpc-route.js";
 import type { TaskService } from "../service/task-service.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import { restHandler } from "../faces/rest/index.js";
+import { mountAiSdkFace, mountChatPage, mountOpenAiFace } from "../faces/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -112,6 +113,12 @@ export function createApp(deps: AppDeps): express.Express {
       app[method](route.path, guard, json, (req, res) => route.handler(req, res));
     }
   }
+
+  // The chat faces (CONTRACT 10): same agents, tasks and keys, other wires.
+  const face = { service: deps.service, guard, maxBodyBytes: deps.maxBodyBytes, heartbeatMs: deps.heartbeatMs, logger: deps.logger };
+  mountOpenAiFace(app, face);
+  mountAiSdkFace(app, face);
+  mountChatPage(app);
 
   app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === "entity.too.large") {
