@@ -7,13 +7,14 @@ import type { RunningRouter } from "../../router/index.js";
 import { SqliteStore } from "../../router/store/index.js";
 import { openStream, rpc } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
+import { RawAgent, text } from "../helpers/ws-agent.js";
 import { ERROR_LEVEL, range, recordingLogger, runTask, steadyAgent } from "./faults-helpers.js";
 
 /**
  * Faults: the SQLite store failing on append. The failures are real: SQLite itself aborts the commit's
  * transaction, from triggers put in the database file before the router opens it (while it runs, the router
  * holds the file exclusively, so nothing else can reach it; and chmod does not make an open WAL database
- * fail, its file descriptors stay writable). `doomed`'s events from seq 3 on are refused for good; `flaky`'s
+ * fail, its file descriptors stay writable). `doomed`'s and `hub-doomed`'s events from seq 3 on are refused for good; `flaky`'s
  * are refused while a switch row exists, which the test sets and clears through the store's own connection.
  */
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   await new SqliteStore(path).close(); // creates the schema
   const db = new Database(path);
   db.exec(`
-    CREATE TRIGGER fault_doomed BEFORE INSERT ON events WHEN NEW.task_id = 'doomed' AND NEW.seq >= 3
+    CREATE TRIGGER fault_doomed BEFORE INSERT ON events WHEN NEW.task_id IN ('doomed', 'hub-doomed') AND NEW.seq >= 3
     BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END;
     CREATE TRIGGER fault_flaky BEFORE INSERT ON events
     WHEN NEW.task_id = 'flaky' AND EXISTS (SELECT 1 FROM push_configs WHERE task_id = 'fault-switch')
@@ -84,6 +85,27 @@ describe("faults: the SQLite store refuses one task's writes", () => {
     expect(replay.map((e) => Number(e.id))).toEqual(range(1, CHUNKS + 1));
     // A failed task cannot be canceled or continued.
     expect((await rpc(router.url, "tasks/cancel", { id: "doomed" })).error.code).toBe(-32002);
+  });
+
+  test("a hub agent: its stored updates are acked, the refused one is not, and it is told to cancel", async () => {
+    const agent = new RawAgent(router.url);
+    await agent.register("hubby");
+    const exec = agent.nextTask();
+    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "hub-doomed", message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "hubby" } });
+    await exec;
+    const update = (i: number) => agent.request("task.status", { task_id: "hub-doomed", seq: i, status: { state: "working", message: text(`step ${i}`) } });
+    expect((await update(1)).result).toEqual({ ok: true });
+    expect((await update(2)).result).toEqual({ ok: true });
+    const canceled = agent.waitFor((f) => f.method === "task.cancel" && f.params?.task_id === "hub-doomed");
+    const refused = await update(3);
+    expect(refused.result).toBeUndefined();
+    expect(refused.error.message).toMatch(/ended before this update was stored/);
+    await canceled;
+    const events = await stream.all();
+    expect(events.map((e) => e.id)).toEqual(["1", "2", undefined]);
+    expect(events[2]!.data.result).toMatchObject({ final: true, status: { state: "failed" } });
+    expect((await rpc(router.url, "tasks/get", { id: "hub-doomed" })).result.status.state).toBe("failed");
+    await agent.close();
   });
 
   test("a failure that clears within limits.commitRetryMs loses nothing and fails nothing", async () => {
