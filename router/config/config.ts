@@ -27,6 +27,8 @@ export interface RouterConfig {
     maxBodyBytes: number;
     /** An upstream agent's SSE stream silent (no event, no comment) this long fails its task. */
     upstreamIdleMs: number;
+    /** A task whose updates the store keeps refusing this long is failed (the other tasks are not held up). */
+    commitRetryMs: number;
   };
   /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs and /hub). */
   cors: { origins: string[] };
@@ -61,7 +63,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000 },
+  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, commitRetryMs: 30_000 },
   cors: { origins: [] },
   redisPrefix: "a2a-router:",
   cluster: { leaseMs: 5000 },
