@@ -2,7 +2,7 @@ import { CliError } from "./exit-codes.js";
 import type { DialectName } from "./wire/index.js";
 
 export const DEFAULT_ROUTER_URL = "http://127.0.0.1:8080";
-export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY", A2A_VERSION: "A2A_VERSION" } as const;
+export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY", A2A_VERSION: "A2A_ROUTER_A2A_VERSION" } as const;
 
 /** Flags every client command takes. */
 export interface CommonOptions {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   await ensureBuilt();
   sdk = await new SdkAgent({ streaming: true, legacyCompat: true }).start();
   // No router anywhere: the default --url must not be what is reached.
-  env = { A2A_ROUTER_URL: sdk.url, A2A_ROUTER_API_KEY: undefined, A2A_VERSION: undefined };
+  env = { A2A_ROUTER_URL: sdk.url, A2A_ROUTER_API_KEY: undefined, A2A_ROUTER_A2A_VERSION: undefined };
 }, 300_000);
 
 afterAll(async () => {
@@ -176,7 +176,7 @@ describe("push commands against the router", () => {
   let renv: Record<string, string | undefined>;
   beforeAll(async () => {
     router = await startRouter({ port: 0, store: "memory", eliza: false });
-    renv = { A2A_ROUTER_URL: router.url, A2A_ROUTER_API_KEY: undefined, A2A_VERSION: undefined };
+    renv = { A2A_ROUTER_URL: router.url, A2A_ROUTER_API_KEY: undefined, A2A_ROUTER_A2A_VERSION: undefined };
   });
   afterAll(() => router?.close());
 

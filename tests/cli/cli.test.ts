@@ -314,11 +314,13 @@ describe("errors and exit codes", () => {
   });
 
   test("--help works on every command", async () => {
-    for (const command of ["send", "stream", "resubscribe", "get", "cancel", "agents"]) {
-      const r = await cli([command, "--help"], { env });
+    const commands = ["send", "stream", "resubscribe", "get", "cancel", "list", "card", "agents", "push set", "push get", "push list", "push delete"];
+    for (const command of commands) {
+      const r = await cli([...command.split(" "), "--help"], { env });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Usage: a2a-router ${command}`);
       expect(r.stdout).toContain("--url <url>");
+      expect(r.stdout).toContain("--a2a-version <version>");
     }
   });
 });
