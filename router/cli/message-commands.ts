@@ -16,7 +16,7 @@ async function prepare(text: string[], options: MessageOptions, io: CliIO) {
   const session = requireNonEmpty(options.session, "--session");
   const task = requireNonEmpty(options.task, "--task");
   const messageText = await readMessageText(text, io.stdin);
-  const { client, wire } = await openTarget(options);
+  const { client, wire, card, isRouter } = await openTarget(options);
   // v0.1 clients name their tasks; v0.3/v1.0 agents name theirs, and --task continues an existing one.
   const taskId = task ?? (wire.clientNamesTasks ? randomUUID() : undefined);
   const input: SendInput = {
@@ -26,7 +26,10 @@ async function prepare(text: string[], options: MessageOptions, io: CliIO) {
     // The router reads its agent and skill from here; other agents ignore unknown metadata.
     metadata: { ...metadata, ...(agent !== undefined && { agent }), ...(skill !== undefined && { skill }) },
   };
-  return { client, wire, taskId: taskId ?? "", input };
+  // A2A's default: an agent streams only when its card says so (a router always streams).
+  const capabilities = card?.capabilities as { streaming?: unknown } | undefined;
+  const streams = isRouter || card === undefined || capabilities?.streaming === true;
+  return { client, wire, streams, taskId: taskId ?? "", input };
 }
 
 /** `send`: a blocking send (tasks/send, message/send, SendMessage), printed once the turn ends. */
@@ -47,11 +50,12 @@ export async function sendCommand(text: string[], options: MessageOptions, io: C
   return reportOutcome(io, task.id || taskId, task.status, options);
 }
 
-/** `stream`: a streaming send, the answer printed as it arrives. */
+/** `stream`: a streaming send, the answer printed as it arrives (a blocking send to an agent that does not stream). */
 export async function streamCommand(text: string[], options: MessageOptions, io: CliIO): Promise<number> {
-  const { client, wire, taskId, input } = await prepare(text, options, io);
+  const { client, wire, streams, taskId, input } = await prepare(text, options, io);
   if (!options.json && io.stderr.isTTY && taskId) note(io, `task ${taskId}`);
-  return follow(io, options, { client, wire }, taskId, wire.stream(input), undefined);
+  // An agent that does not stream gets a blocking send, whose one answer is printed as a one-event stream.
+  return follow(io, options, { client, wire }, taskId, streams ? wire.stream(input) : wire.send(input), undefined);
 }
 
 /** `resubscribe`: follows a task's stream again, from the start or after --last-event-id. */

@@ -90,6 +90,20 @@ describe.each([
   });
 });
 
+describe("an agent whose card says it does not stream", () => {
+  let quiet: SdkAgent;
+  beforeAll(async () => {
+    quiet = await new SdkAgent({ streaming: false }).start();
+  });
+  afterAll(() => quiet?.stop());
+
+  test("stream sends a blocking SendMessage and prints its answer", async () => {
+    const r = await cli(["stream", "--url", quiet.url, "hi"], { env });
+    expect(r).toMatchObject({ code: 0, stdout: "done\n", stderr: "shout: HI\n" });
+    expect(quiet.calls.map((c) => [c.method, c.version])).toEqual([["SendMessage", "1.0"]]);
+  });
+});
+
 describe("card and list", () => {
   test("card prints the agent card; --json on one line", async () => {
     const r = await cli(["card"], { env });

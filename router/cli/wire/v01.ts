@@ -1,6 +1,17 @@
 import type { WireDialect } from "./dialect.js";
 import { WireError } from "./dialect.js";
-import { type CliArtifact, type CliEvent, type CliPart, type CliStatus, type CliTask, isRecord, record, str, TURN_END_STATES } from "./model.js";
+import {
+  type CliArtifact,
+  type CliEvent,
+  type CliPart,
+  type CliStatus,
+  type CliTask,
+  isRecord,
+  record,
+  str,
+  taskEvents,
+  TURN_END_STATES,
+} from "./model.js";
 
 /** A2A v0.1 (`tasks/*`, parts with `type`): the router's own dialect and the seeds'. The client names tasks. */
 
@@ -64,6 +75,7 @@ function event(result: unknown): CliEvent[] {
       ...(metadata && { metadata }),
     }];
   }
+  if (!("final" in r) && Array.isArray(r.artifacts)) return taskEvents(task(r)); // a Task (a send's answer)
   const s = status(r.status);
   return [{ kind: "status", ...(taskId && { taskId }), status: s, final: r.final === true || TURN_END_STATES.has(s.state), ...(metadata && { metadata }) }];
 }
