@@ -48,7 +48,8 @@ export async function pushGetCommand(taskId: string, options: PushOptions, io: C
 
 /** `push list`: every config of the task (v0.3, v1.0). */
 export async function pushListCommand(taskId: string, options: PushOptions, io: CliIO): Promise<number> {
-  const { client, wire } = await openTarget(options);
+  // v0.1 has no list: a router (which speaks every dialect at its root) is asked in v1.0.
+  const { client, wire } = await openTarget(options, "v1.0");
   const list = requireOperation(wire.pushList, wire, "listing push notification configs");
   const result = await client.rpc(list(taskId));
   if (options.json) jsonLine(io, result);
@@ -60,7 +61,7 @@ export async function pushListCommand(taskId: string, options: PushOptions, io: 
 export async function pushDeleteCommand(taskId: string, options: PushOptions, io: CliIO): Promise<number> {
   const id = requireNonEmpty(options.configId, "--config-id");
   if (id === undefined) throw CliError.usage("--config-id is required: `a2a-router push list --task ID` shows the ids");
-  const { client, wire } = await openTarget(options);
+  const { client, wire } = await openTarget(options, "v1.0");
   const remove = requireOperation(wire.pushDelete, wire, "deleting a push notification config");
   const result = await client.rpc(remove(taskId, id));
   if (options.json) jsonLine(io, result ?? null);

@@ -40,18 +40,19 @@ export async function readCard(client: A2AClient, url: URL): Promise<{ card: Rec
 
 /**
  * Opens the target of a command: the dialect is --a2a-version, else the best JSON-RPC interface the card
- * offers (v1.0, then v0.3, then v0.1), else v0.1; an a2a-router's own card (its root URL) means v0.1 at
- * the URL given, the router's historic dialect, unless --a2a-version says otherwise. Requests go to the
- * card's endpoint for the chosen dialect, else to --url.
+ * offers (v1.0, then v0.3, then v0.1), else v0.1; an a2a-router's own card (its root URL) or its /rpc
+ * means `routerDialect` at the URL given (v0.1, the router's historic dialect, unless the operation exists
+ * only in a later one, like ListTasks), unless --a2a-version says otherwise. Requests go to the card's
+ * endpoint for the chosen dialect, else to --url.
  */
-export async function openTarget(options: CommonOptions & { a2aVersion?: string }): Promise<Target> {
+export async function openTarget(options: CommonOptions, routerDialect: DialectName = "v0.1"): Promise<Target> {
   const url = parseRouterUrl(options.url);
   const forced = parseA2AVersion(options.a2aVersion);
   const client = new A2AClient(url, requireNonEmpty(options.apiKey, "--api-key"));
   const found = await readCard(client, url);
   const card = found?.card;
   const isRouter = card !== undefined ? isRouterCard(card) : /\/rpc\/?$/.test(url.pathname);
-  let dialect: DialectName = forced ?? "v0.1";
+  let dialect: DialectName = forced ?? (isRouter ? routerDialect : "v0.1");
   let endpoint = url;
   if (card && !isRouter) {
     const endpoints = jsonRpcEndpoints(card, found!.cardUrl);

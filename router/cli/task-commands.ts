@@ -48,7 +48,8 @@ export async function listCommand(options: ListOptions, io: CliIO): Promise<numb
   const pageSize = parseWholeNumber(options.pageSize, "--page-size", 1, 100);
   const contextId = requireNonEmpty(options.context, "--context");
   const pageToken = requireNonEmpty(options.pageToken, "--page-token");
-  const { client, wire } = await openTarget(options);
+  // The router speaks every dialect at its root: ListTasks is v1.0's.
+  const { client, wire } = await openTarget(options, "v1.0");
   const list = requireOperation(wire.list, wire, "listing tasks (ListTasks)");
   const result = await client.rpc(
     list({

@@ -200,9 +200,25 @@ describe("push commands against the router", () => {
     expect(set).toMatchObject({ code: 0, stdout: "push-1  -  http://127.0.0.1:9/hook  (token set)\n", stderr: "" });
     const got = await cli(["push", "get", "push-1", "--json"], { env: renv });
     expect(jsonLines(got.stdout)).toEqual([{ id: "push-1", pushNotificationConfig: expect.objectContaining({ url: "http://127.0.0.1:9/hook", token: "tok" }) }]);
+    // v0.1 has no list or delete: the router's root is asked in v1.0, which has both.
     const list = await cli(["push", "list", "push-1"], { env: renv });
-    expect(list.code).toBe(2);
-    expect(list.stderr).toContain("not part of A2A v0.1");
+    expect(list.code).toBe(0);
+    const [line] = list.stdout.split("\n");
+    expect(line).toMatch(/^push-1  \S+  http:\/\/127\.0\.0\.1:9\/hook  \(token set\)$/);
+    const configId = line!.split("  ")[1]!;
+    const deleted = await cli(["push", "delete", "push-1", "--config-id", configId], { env: renv });
+    expect(deleted.code).toBe(0);
+    expect((await cli(["push", "list", "push-1"], { env: renv })).stderr).toBe("no push notification configs\n");
+    const forced = await cli(["push", "list", "push-1", "--a2a-version", "0.1"], { env: renv });
+    expect(forced.code).toBe(2);
+    expect(forced.stderr).toContain("not part of A2A v0.1");
+  });
+
+  test("list on the router's root speaks v1.0 ListTasks", async () => {
+    await cli(["send", "--agent", "echo", "--task", "listed-1", "hi"], { env: renv });
+    const r = await cli(["list", "--state", "completed"], { env: renv });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^listed-1  completed  /m);
   });
 
   test.each([["1.0"], ["0.3"]])("v%s on an agent's endpoint: set, list, get by id, delete", async (version) => {
