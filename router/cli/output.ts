@@ -1,9 +1,9 @@
+import { partsText } from "../core/reply.js";
 import { CliError, EXIT, exitCodeForState } from "./exit-codes.js";
 import type { TextSource } from "./input.js";
 import { type CommonOptions, DEFAULT_ROUTER_URL, shellQuote } from "./options.js";
 import { describePart, type PrinterOutput } from "./stream-printer.js";
-import { type CliPart, type CliStatus, type CliTask } from "./wire/index.js";
-import { partsText } from "../core/reply.js";
+import type { CliPart, CliStatus, CliTask } from "./wire/index.js";
 
 /** The process edges a command touches, so tests and the binary can differ only here. */
 export interface CliIO {
@@ -28,6 +28,7 @@ export function targetFlags(options: CommonOptions): string {
   return `${url}${options.a2aVersion !== undefined ? ` --a2a-version ${options.a2aVersion}` : ""}`;
 }
 
+/** The text parts of a message or artifact, joined (the reply model's reading). */
 export function textOf(parts: readonly CliPart[] | undefined): string {
   return partsText(parts);
 }
