@@ -14,6 +14,7 @@ import type { TaskStore } from "./core/store.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp } from "./http/app.js";
+import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
@@ -128,7 +129,9 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     logFallbacks: () => engine?.stats().logFallbacks ?? 0,
     hubAgents: () => hub?.onlineCount() ?? 0,
   });
-  const push = new PushNotifier({ store, logger });
+  // Webhooks may reach private addresses in dev mode only (loopback bind, no keys) or when allowed (SSRF).
+  const devMode = isLoopback(config.host) && config.apiKeys.length === 0;
+  const push = new PushNotifier({ store, logger, urlPolicy: { allowPrivate: devMode || config.push.allowPrivateUrls } });
   const observer = {
     taskStarted: (task: Task) => metrics.taskStarted(task),
     turnEnded: (task: Task, durationMs: number) => metrics.turnEnded(task, durationMs),
@@ -156,9 +159,10 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
-  // Cards name the router as the client reached it (its Host header) when known, else the bind address.
+  // Cards name the router as the client reached it (publicUrl, forwarded or Host: http/origin.ts), else the
+  // configured publicUrl or the bind address.
   const cardContext = (origin?: string): CardContext => ({
-    baseUrl: origin ?? baseUrl,
+    baseUrl: origin ?? config.publicUrl?.replace(/\/+$/, "") ?? baseUrl,
     version: VERSION,
     pushNotifications: true,
     extendedCard: true,
@@ -172,18 +176,27 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     logger,
     apiKeys: config.apiKeys,
     maxBodyBytes: config.limits.maxBodyBytes,
+    bodyBytesInFlight: config.limits.bodyBytesInFlight,
+    authFailuresPerMinute: config.limits.authFailuresPerMinute,
+    corsOrigins: config.cors.origins,
+    bindHost: config.host,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    metricsPublic: config.metrics.public,
     heartbeatMs: config.heartbeatMs,
     card: cardContext,
     conversations,
   });
 
   const server = createServer(app);
+  limitConnections(server, config.limits.maxConnections);
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
   server.on("upgrade", (req, socket, head) => {
+    if (isOverLimit(req.socket)) return rejectUpgradeOverLimit(socket);
     if (!hub!.handleUpgrade(req, socket, head)) socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {

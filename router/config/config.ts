@@ -14,20 +14,45 @@ export interface RouterConfig {
     allowAnonymous?: boolean;
     timeoutMs: number;
   };
-  apiKeys: string[];
+  /** Client API keys: a bare key, or a key with a principal name and the agents it may use. */
+  apiKeys: ApiKeyConfig[];
   taskTimeoutMs: number;
   heartbeatMs: number;
-  limits: { maxBodyBytes: number };
+  limits: {
+    maxBodyBytes: number;
+    /** Open TCP connections; the next one is answered 503 (a small headroom keeps /healthz answering). */
+    maxConnections: number;
+    /** Request body bytes being read at once; a request beyond it gets 503. */
+    bodyBytesInFlight: number;
+    /** Failed authentications per client address and minute before 429. */
+    authFailuresPerMinute: number;
+  };
+  /** `public: true` serves /metrics without an API key when keys are configured. */
+  metrics: { public: boolean };
+  /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs). */
+  cors: { origins: string[] };
+  /** `allowPrivateUrls: true` lets webhooks name loopback/private addresses outside dev mode. */
+  push: { allowPrivateUrls: boolean };
+  /** The base URL every card names (e.g. https://a2a.example.com); default: taken from each request. */
+  publicUrl?: string;
+  /** Take the scheme and host of cards from X-Forwarded-Proto / X-Forwarded-Host (behind a proxy). */
+  trustProxy: boolean;
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
 }
 
+/** One entry of `apiKeys`. */
+export type ApiKeyConfig = string | { key: string; name?: string; agents?: string[] };
+
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push">> & {
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
+  metrics?: Partial<RouterConfig["metrics"]>;
+  cors?: Partial<RouterConfig["cors"]>;
+  push?: Partial<RouterConfig["push"]>;
 };
 
 /** Every default in one place. */
@@ -40,7 +65,11 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760 },
+  limits: { maxBodyBytes: 10_485_760, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  metrics: { public: false },
+  cors: { origins: [] },
+  push: { allowPrivateUrls: false },
+  trustProxy: false,
   eliza: { plugins: [] },
   allowOpen: false,
 };

@@ -64,12 +64,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
     }
     out.hub = { tokens };
   }
+  if (env.CORS_ORIGINS) out.cors = { origins: splitList(env.CORS_ORIGINS) };
+  if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
+  if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
   return out;
 }
 
 function splitList(v: string): string[] {
   return v.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function boolFrom(name: string, v: string): boolean {
+  if (/^(1|true|yes)$/i.test(v)) return true;
+  if (/^(0|false|no)$/i.test(v)) return false;
+  throw new ConfigError(`Invalid config: ${name} must be true or false, got "${v}"`);
 }
 
 function intFrom(name: string, v: string): number {
@@ -99,10 +108,34 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
     if (ids.has(a.id)) throw new ConfigError(`Invalid config: agents has the id "${a.id}" twice`);
     ids.add(a.id);
   }
+  checkEdgeSettings(config);
   if (!isLoopback(config.host) && config.apiKeys.length === 0 && !config.allowOpen) {
     throw new ConfigError(
       `Refusing to serve on ${config.host} without client API keys: set apiKeys (or ROUTER_API_KEYS), or pass --allow-open`,
     );
   }
   return config;
+}
+
+/** What the schema cannot say about publicUrl and cors.origins: they must be http(s) origins. */
+function checkEdgeSettings(config: RouterConfig): void {
+  if (config.publicUrl !== undefined) {
+    const url = httpUrl(config.publicUrl);
+    if (!url || url.search || url.hash) throw new ConfigError(`Invalid config: publicUrl must be an http(s) URL without query, got "${config.publicUrl}"`);
+  }
+  for (const origin of config.cors.origins) {
+    const url = httpUrl(origin);
+    if (!url || url.pathname !== "/" || url.search || url.hash || url.username) {
+      throw new ConfigError(`Invalid config: cors.origins entry "${origin}" must be an origin like https://app.example.com`);
+    }
+  }
+}
+
+function httpUrl(v: string): URL | undefined {
+  try {
+    const url = new URL(v);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,8 +6,13 @@ import type { Dispatcher } from "../rpc/dispatcher.js";
 import { failure } from "../rpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
-import { apiKeyGuard } from "./auth.js";
-import { requestOrigin } from "./origin.js";
+import type { ApiKeyConfig } from "../config/config.js";
+import { AuthFailureLimiter } from "./auth-limiter.js";
+import { apiKeyGuard, callerOf, mayUseAgent } from "./auth.js";
+import { originGuard } from "./cors.js";
+import { bodyBudget, overLimitGate } from "./limits.js";
+import { jsonErrors, jsonNotFound } from "./errors.js";
+import { requestOrigin, setOriginPolicy } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
 
 export interface AppDeps {
@@ -15,8 +20,20 @@ export interface AppDeps {
   agents: AgentRegistry;
   metrics: RouterMetrics;
   logger: Logger;
-  apiKeys: readonly string[];
+  apiKeys: readonly ApiKeyConfig[];
   maxBodyBytes: number;
+  /** limits.bodyBytesInFlight (default: unbounded). */
+  bodyBytesInFlight?: number;
+  /** limits.authFailuresPerMinute (default: unlimited). */
+  authFailuresPerMinute?: number;
+  /** cors.origins */
+  corsOrigins?: readonly string[];
+  /** The bind address (the Origin check's DNS-rebinding rule); default loopback. */
+  bindHost?: string;
+  publicUrl?: string;
+  trustProxy?: boolean;
+  /** metrics.public: serve /metrics without a key. */
+  metricsPublic?: boolean;
   heartbeatMs: number;
   /** Resolves the public base URL for cards (the listening address is known only after listen). */
   card: (origin?: string) => CardContext;
@@ -30,9 +47,17 @@ const CARD_PATHS = ["/.well-known/agent.json", "/.well-known/agent-card.json"];
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  const guard = apiKeyGuard(deps.apiKeys);
+  setOriginPolicy(app, { publicUrl: deps.publicUrl, trustProxy: deps.trustProxy ?? false });
+  const limiter = deps.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: deps.authFailuresPerMinute }) : undefined;
+  const guard = apiKeyGuard(deps.apiKeys, { limiter, trustProxy: deps.trustProxy });
   const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
   const rpc = rpcHandler(deps);
+
+  // Ahead of every route: connection limit, then the Origin check and CORS (before auth and before any body
+  // is read), then the bound on body bytes being read at once.
+  app.use(overLimitGate());
+  app.use(originGuard({ origins: deps.corsOrigins ?? [], bindHost: deps.bindHost ?? "127.0.0.1" }));
+  if (deps.bodyBytesInFlight !== undefined) app.use(bodyBudget(deps.bodyBytesInFlight, deps.maxBodyBytes));
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   // A browser or curl pointed at the root learns where things are instead of a bare 404.
@@ -47,7 +72,8 @@ export function createApp(deps: AppDeps): express.Express {
       hub: `${baseUrl.replace(/^http/, "ws")}/hub`,
     });
   });
-  app.get("/metrics", async (_req, res) => {
+  const metricsGuard = deps.metricsPublic ? [] : [guard];
+  app.get("/metrics", ...metricsGuard, async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
@@ -63,8 +89,10 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/agents", guard, (req, res) => {
     const ctx = deps.card(requestOrigin(req));
+    const caller = callerOf(res);
     res.json({
-      agents: deps.agents.list().map((a) => ({
+      // A key limited to some agents sees those only.
+      agents: deps.agents.list().filter((a) => mayUseAgent(caller, a.info)).map((a) => ({
         id: a.info.id,
         name: a.info.name,
         transport: a.info.transport,
@@ -79,16 +107,25 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(await deps.conversations(String(req.params.sessionId)));
   });
 
-  app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
+  app.post(["/", "/rpc"], guard, body, rpc);
+  app.post("/agents/:agentId", guard, agentAllowed(deps.agents), body, rpc);
 
-  app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === "entity.too.large") {
-      return void res
-        .status(413)
-        .json(failure(null, RpcError.invalidRequest(`request body exceeds limits.maxBodyBytes (${deps.maxBodyBytes} bytes)`).toJSON()));
-    }
-    deps.logger.error({ err }, "request failed");
-    if (!res.headersSent) res.status(err.status ?? 500).json(failure(null, RpcError.internal(err.message).toJSON()));
-  });
+  app.use(jsonNotFound());
+  app.use(jsonErrors(deps.logger, deps.maxBodyBytes));
   return app;
 }
+
+/**
+ * A key limited to some agents may only reach those at /agents/{agentId}; another agent is reported as
+ * unknown (-32602), as it would be to a client that cannot see it. (Agent choice on /rpc by metadata is the
+ * task service's check.)
+ */
+function agentAllowed(agents: AgentRegistry) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const wanted = String(req.params.agentId);
+    const agent = agents.find(wanted);
+    if (!agent || mayUseAgent(callerOf(res), agent.info)) return next();
+    res.status(200).json(failure(null, RpcError.unknownAgent(wanted).toJSON()));
+  };
+}
+

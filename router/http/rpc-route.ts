@@ -21,8 +21,9 @@ export function rpcHandler(deps: RpcRouteDeps) {
     let body: unknown;
     try {
       body = JSON.parse(typeof req.body === "string" ? req.body : "");
-    } catch (err) {
-      res.status(200).json(failure(null, RpcError.parse((err as Error).message).toJSON()));
+    } catch {
+      // JSON.parse's own text names JavaScript internals; the client only needs to know the body is not JSON.
+      res.status(200).json(failure(null, RpcError.parse("the body is not valid JSON").toJSON()));
       return;
     }
     if (exceedsDepth(body)) {
