@@ -7,7 +7,7 @@ import type { AgentInfo } from "../router/core/agent.js";
 import { isTerminal, type TaskState } from "../router/core/model.js";
 import type { AgentRegistry } from "../router/agents/registry.js";
 import { failure, success, type RpcId } from "../router/rpc/envelope.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { RpcError, toRpcError } from "../router/rpc/errors.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../router/schema/depth.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
 import { HubAgent } from "./hub-agent.js";
@@ -161,7 +161,12 @@ export class AgentHub {
     let frame: { id?: RpcId; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
     try {
       if (isBinary) throw new Error("binary frames are not part of the hub protocol");
-      frame = JSON.parse(data.toString());
+      try {
+        frame = JSON.parse(data.toString());
+      } catch {
+        // JSON.parse's own text names JavaScript internals; the agent only needs to know the frame is not JSON.
+        throw new Error("the frame is not valid JSON");
+      }
       if (!frame || typeof frame !== "object" || Array.isArray(frame)) throw new Error("a frame must be one JSON object");
       if (exceedsDepth(frame)) throw new Error(`a frame may not nest deeper than ${MAX_JSON_DEPTH} levels`);
     } catch (err) {
@@ -183,9 +188,10 @@ export class AgentHub {
       const result = this.#handle(conn, frame.method, frame.params ?? {});
       if (hasId && result !== undefined) this.#send(conn, success(id, result));
     } catch (err) {
-      const e = err instanceof RpcError ? err : RpcError.internal((err as Error).message);
+      // A bug's text (a stack, "x is not a function") is not the agent's business: toRpcError makes it generic.
+      const e = toRpcError(err);
       // The agent is told; at debug level so a misbehaving agent cannot flood the log.
-      this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: e.message }, "hub frame refused");
+      this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: e.message, err }, "hub frame refused");
       this.#send(conn, failure(id, e.toJSON()));
     }
   }

@@ -53,7 +53,7 @@ export const LEAK_PATTERNS: RegExp[] = [
   /\bRangeError\b/,
   /\bSyntaxError\b/,
   /Unexpected token/,
-  /is not valid JSON/,
+  /" is not valid JSON/,
   /\/work\/|node_modules|file:\/\//,
   /undefined \(reading/,
 ];
