@@ -14,6 +14,7 @@ import type { TaskStore } from "./core/store.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp } from "./http/app.js";
+import { AuthFailureLimiter } from "./http/auth-limiter.js";
 import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
@@ -169,6 +170,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     apiKeyRequired: config.apiKeys.length > 0,
   });
   const dispatcher = new Dispatcher({ engine, agents, schemas, defaultAgent, push, extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId) });
+  // One count of failed authentications per client address, for every place that checks a credential.
+  const authLimiter = new AuthFailureLimiter({ perMinute: config.limits.authFailuresPerMinute });
   const app = createApp({
     dispatcher,
     agents,
@@ -177,7 +180,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     apiKeys: config.apiKeys,
     maxBodyBytes: config.limits.maxBodyBytes,
     bodyBytesInFlight: config.limits.bodyBytesInFlight,
-    authFailuresPerMinute: config.limits.authFailuresPerMinute,
+    authLimiter,
     corsOrigins: config.cors.origins,
     bindHost: config.host,
     publicUrl: config.publicUrl,

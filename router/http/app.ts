@@ -24,8 +24,10 @@ export interface AppDeps {
   maxBodyBytes: number;
   /** limits.bodyBytesInFlight (default: unbounded). */
   bodyBytesInFlight?: number;
-  /** limits.authFailuresPerMinute (default: unlimited). */
+  /** limits.authFailuresPerMinute (default: unlimited); ignored when `authLimiter` is given. */
   authFailuresPerMinute?: number;
+  /** The failure count shared with other places that check credentials (the hub's upgrade). */
+  authLimiter?: AuthFailureLimiter;
   /** cors.origins */
   corsOrigins?: readonly string[];
   /** The bind address (the Origin check's DNS-rebinding rule); default loopback. */
@@ -48,7 +50,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   setOriginPolicy(app, { publicUrl: deps.publicUrl, trustProxy: deps.trustProxy ?? false });
-  const limiter = deps.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: deps.authFailuresPerMinute }) : undefined;
+  const limiter = deps.authLimiter ?? (deps.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: deps.authFailuresPerMinute }) : undefined);
   const guard = apiKeyGuard(deps.apiKeys, { limiter, trustProxy: deps.trustProxy });
   const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
   const rpc = rpcHandler(deps);

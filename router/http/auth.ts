@@ -1,18 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyConfig } from "../config/config.js";
+import type { Caller } from "../core/caller.js";
 import { failure } from "../rpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { AuthFailureLimiter } from "./auth-limiter.js";
 import { clientAddress } from "./origin.js";
 
-/** Who is calling: the principal an API key stands for. */
-export interface Caller {
-  /** Stable principal id: the key's `name`, else `key-` and a short hash of the key (never the key itself). */
-  readonly id: string;
-  /** Agent ids/names this caller may use; undefined: every agent. */
-  readonly agents?: readonly string[];
-}
+export type { Caller };
 
 interface StoredKey {
   hash: Buffer;

@@ -71,7 +71,9 @@ export function bodyBudget(limit: number, maxBodyBytes: number) {
     const chunked = req.get("transfer-encoding") !== undefined;
     if (!chunked && (length === undefined || length === "0")) return next();
     const declared = Number(length);
-    const want = Math.min(chunked || !Number.isFinite(declared) ? maxBodyBytes : declared, maxBodyBytes);
+    // A compressed body is inflated up to maxBodyBytes whatever its Content-Length: reserve the worst case.
+    const encoded = !/^(identity)?$/i.test(req.get("content-encoding") ?? "");
+    const want = Math.min(chunked || encoded || !Number.isFinite(declared) ? maxBodyBytes : declared, maxBodyBytes);
     if (inFlight > 0 && inFlight + want > limit) {
       res.set("Retry-After", "1");
       res.set("Connection", "close");

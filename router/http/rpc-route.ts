@@ -6,6 +6,7 @@ import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
 import { SseWriter } from "../sse/writer.js";
+import { callerOf } from "./auth.js";
 import { requestOrigin } from "./origin.js";
 
 export interface RpcRouteDeps {
@@ -38,6 +39,7 @@ export function rpcHandler(deps: RpcRouteDeps) {
       lastEventId: req.get("last-event-id"),
       pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
       origin: requestOrigin(req),
+      caller: callerOf(res),
       signal: aborter.signal,
     });
     if (result.kind === "json") {

@@ -1,4 +1,5 @@
 import type { AgentConnector } from "../core/agent.js";
+import type { Caller } from "../core/caller.js";
 import type { TaskEngine } from "../core/engine.js";
 import { isTerminal, TURN_END_STATES, type LoggedEvent, type Task } from "../core/model.js";
 import type { AgentRegistry } from "../agents/registry.js";
@@ -22,6 +23,8 @@ export interface CallContext {
   pathAgentId?: string;
   /** `scheme://host[:port]` the client used, for cards that point back at the router. */
   origin?: string;
+  /** The API key's principal (undefined without keys): task ownership and the agents it may use. */
+  caller?: Caller;
   signal?: AbortSignal;
 }
 
