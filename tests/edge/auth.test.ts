@@ -4,6 +4,11 @@ import type { AddressInfo } from "node:net";
 import type { RunningRouter } from "../../router/index.js";
 import { AuthFailureLimiter } from "../../router/http/auth-limiter.js";
 import { apiKeyGuard, callerOf, KeyRing, mayUseAgent } from "../../router/http/auth.js";
+import { AgentRegistry } from "../../router/agents/registry.js";
+import { createApp } from "../../router/http/app.js";
+import { RouterMetrics } from "../../router/observability/metrics.js";
+import { silentLogger } from "../../router/observability/logger.js";
+import type { CallContext, Dispatcher } from "../../router/rpc/dispatcher.js";
 import { testRouter } from "../helpers/router.js";
 import { raw, rpcBody } from "./helpers.js";
 
@@ -149,4 +154,30 @@ describe("on the router", () => {
     // Open paths stay open.
     expect((await raw(router.url, { path: "/healthz", localAddress: from })).status).toBe(200);
   });
+});
+
+test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task service's ownership checks", async () => {
+  const seen: Array<CallContext["caller"]> = [];
+  const dispatcher = { dispatch: async (_body: unknown, ctx: CallContext) => (seen.push(ctx.caller), { kind: "json", body: undefined }) } as unknown as Dispatcher;
+  const zero = () => 0;
+  const app = createApp({
+    dispatcher,
+    agents: new AgentRegistry(),
+    metrics: new RouterMetrics({ liveTasks: zero, streams: zero, bufferedEvents: zero, pendingCommits: zero, logFallbacks: zero, hubAgents: zero }),
+    logger: silentLogger(),
+    apiKeys: [{ key: "k1", name: "alice" }],
+    maxBodyBytes: 1024,
+    heartbeatMs: 1000,
+    card: () => ({ baseUrl: "http://x", version: "0", pushNotifications: false }),
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await raw(url, { method: "POST", path: "/rpc", headers: { authorization: "Bearer k1", "content-type": "application/json" }, body: rpcBody("tasks/get", { id: "x" }) });
+    expect(r.status).toBe(204);
+    expect(seen).toEqual([{ id: "alice" }]);
+  } finally {
+    server.close();
+  }
 });
