@@ -89,7 +89,7 @@ export class PushNotifier {
   #failed = 0;
 
   constructor(options: PushNotifierOptions) {
-    this.#opts = { ...DEFAULTS, ...options };
+    this.#opts = { ...DEFAULTS, ...options, urlPolicy: options.urlPolicy ?? DEFAULTS.urlPolicy };
     this.#store = options.store;
     this.#log = options.logger;
   }

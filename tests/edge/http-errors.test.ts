@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
+import type { AgentConnector } from "../../router/core/agent.js";
 import { testRouter } from "../helpers/router.js";
 import { leakIn, raw } from "./helpers.js";
 
@@ -10,6 +11,7 @@ let router: RunningRouter;
 beforeAll(async () => {
   router = await testRouter({
     eliza: false,
+    hostedAgents: [throwing("buggy", () => (undefined as any).x()), throwing("quota", () => { throw new Error("Upstream agent quota answered HTTP 429"); })],
     config: { limits: { maxBodyBytes: 1024 } },
     conversations: async () => {
       // A bug deep in a handler: its text must not reach the client.
@@ -18,6 +20,18 @@ beforeAll(async () => {
   });
 });
 afterAll(() => router.close());
+
+/** A hosted agent whose turn throws what `fail` throws. */
+function throwing(id: string, fail: () => void): AgentConnector {
+  return {
+    info: { id, name: id, description: id, transport: "hosted", streaming: false, skills: [] },
+    isOnline: () => true,
+    // eslint-disable-next-line require-yield
+    async *execute() {
+      fail();
+    },
+  };
+}
 
 const json = (r: { headers: Record<string, unknown> }) => expect(String(r.headers["content-type"])).toMatch(/^application\/json/);
 
@@ -70,5 +84,28 @@ describe("express's own errors are JSON without internals", () => {
     json(r);
     expect(r.json().error.message).toBe("Internal error: the router could not complete the request");
     expect(leakIn(r.text)).toBeUndefined();
+  });
+});
+
+describe("an agent's failure as the client reads it", () => {
+  const send = async (agent: string) =>
+    (await raw(router.url, {
+      method: "POST",
+      path: "/rpc",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: `f-${agent}`, message: { role: "user", parts: [{ type: "text", text: "hi" }] }, metadata: { agent } } }),
+    })).json();
+
+  test("a bug in an agent (TypeError) fails the task with a generic text", async () => {
+    const r = await send("buggy");
+    expect(r.result.status.state).toBe("failed");
+    expect(r.result.status.message.parts[0].text).toBe("Agent buggy failed with an internal error.");
+    expect(leakIn(JSON.stringify(r))).toBeUndefined();
+  });
+
+  test("a connector's own error keeps its message", async () => {
+    const r = await send("quota");
+    expect(r.result.status.state).toBe("failed");
+    expect(r.result.status.message.parts[0].text).toBe("Upstream agent quota answered HTTP 429");
   });
 });
