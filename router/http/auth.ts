@@ -2,10 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyConfig } from "../config/config.js";
 import type { Caller } from "../core/caller.js";
-import { failure } from "../rpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
 import type { AuthFailureLimiter } from "./auth-limiter.js";
 import { clientAddress } from "./origin.js";
+import { refuse } from "./refusal.js";
 
 export type { Caller };
 
@@ -87,7 +86,7 @@ export function apiKeyGuard(keys: readonly ApiKeyConfig[] | KeyRing, options: Ap
     const wait = limiter?.retryAfterSeconds(address);
     if (wait) {
       res.set("Retry-After", String(wait));
-      return void res.status(429).json(failure(null, RpcError.invalidRequest("too many failed authentications; retry later").toJSON()));
+      return refuse(req, res, "too-many-auth-failures", "too many failed authentications; retry later");
     }
     const key = presentedKey(req);
     const caller = key === undefined ? undefined : ring.identify(key);
@@ -98,6 +97,6 @@ export function apiKeyGuard(keys: readonly ApiKeyConfig[] | KeyRing, options: Ap
     limiter?.fail(address);
     const reason = key ? "invalid API key" : "missing API key (send Authorization: Bearer <key> or X-API-Key)";
     res.set("WWW-Authenticate", 'Bearer realm="a2a-router"');
-    res.status(401).json(failure(null, RpcError.invalidRequest(reason).toJSON()));
+    refuse(req, res, "unauthorized", reason);
   };
 }

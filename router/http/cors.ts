@@ -1,8 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { isLoopback } from "../config/config.js";
-import { failure } from "../rpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
 import { normalizeOrigin, originSources } from "./origin.js";
+import { refuse } from "./refusal.js";
 
 /** What a preflight from a listed origin is told (CONTRACT 10 "CORS"). */
 export const CORS_ALLOW = {
@@ -58,7 +57,7 @@ export function originGuard(options: OriginGuardOptions) {
     if (raw === undefined || SAFE_METHODS.has(req.method) || isListed || (origin !== undefined && isOwn(req, origin, loopbackBind))) {
       return next();
     }
-    res.status(403).json(failure(null, RpcError.invalidRequest(`origin ${JSON.stringify(raw)} is not allowed (see cors.origins)`).toJSON()));
+    refuse(req, res, "forbidden-origin", `origin ${JSON.stringify(raw)} is not allowed (see cors.origins)`);
   };
 }
 

@@ -1,8 +1,7 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { NextFunction, Request, Response } from "express";
-import { failure } from "../rpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
+import { refuse } from "./refusal.js";
 
 /** Paths an over-limit connection is still served on: liveness must not depend on spare capacity. */
 const ALWAYS_SERVED = new Set(["/healthz"]);
@@ -44,7 +43,7 @@ export function overLimitGate() {
     res.set("Connection", "close");
     if (ALWAYS_SERVED.has(req.path)) return next();
     res.set("Retry-After", "1");
-    res.status(503).json(failure(null, RpcError.invalidRequest("too many open connections (limits.maxConnections); retry later").toJSON()));
+    refuse(req, res, "overloaded", "too many open connections (limits.maxConnections); retry later");
   };
 }
 
@@ -77,7 +76,7 @@ export function bodyBudget(limit: number, maxBodyBytes: number) {
     if (inFlight > 0 && inFlight + want > limit) {
       res.set("Retry-After", "1");
       res.set("Connection", "close");
-      return void res.status(503).json(failure(null, RpcError.invalidRequest("too many request bodies in flight (limits.bodyBytesInFlight); retry later").toJSON()));
+      return refuse(req, res, "overloaded", "too many request bodies in flight (limits.bodyBytesInFlight); retry later");
     }
     inFlight += want;
     let held = true;

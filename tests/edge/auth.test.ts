@@ -73,6 +73,7 @@ describe("the guard attaches the caller", () => {
     const app = express();
     app.get("/who", apiKeyGuard([{ key: "k1", name: "alice", agents: ["echo"] }, "k2"]), (_req, res) => void res.json(callerOf(res) ?? null));
     app.get("/open", apiKeyGuard([]), (_req, res) => void res.json(callerOf(res) ?? null));
+    app.get("/v1/models", apiKeyGuard(["k1"]), (_req, res) => void res.json({ data: [] }));
     const server = app.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -83,6 +84,12 @@ describe("the guard attaches the caller", () => {
   test("Bearer and X-API-Key both identify the caller", async () => {
     expect((await raw(url, { path: "/who", headers: { authorization: "Bearer k1" } })).json()).toEqual({ id: "alice", agents: ["echo"] });
     expect((await raw(url, { path: "/who", headers: { "x-api-key": "k2" } })).json().id).toMatch(/^key-/);
+  });
+
+  test("on the OpenAI face (/v1) a refusal has OpenAI's error shape", async () => {
+    const r = await raw(url, { path: "/v1/models", headers: { authorization: "Bearer wrong" } });
+    expect(r.status).toBe(401);
+    expect(r.json()).toEqual({ error: { message: "invalid API key", type: "invalid_request_error", code: "invalid_api_key" } });
   });
 
   test("no keys configured: no caller, every request passes", async () => {

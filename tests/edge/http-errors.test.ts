@@ -55,6 +55,12 @@ describe("unknown paths and wrong methods answer 404 JSON", () => {
   });
 });
 
+test("an unknown path under /v1 answers OpenAI's error shape", async () => {
+  const r = await raw(router.url, { path: "/v1/nope" });
+  expect(r.status).toBe(404);
+  expect(r.json().error).toEqual({ message: "not found: GET /v1/nope", type: "invalid_request_error", code: "not_found" });
+});
+
 describe("express's own errors are JSON without internals", () => {
   test("a body over limits.maxBodyBytes is 413 JSON", async () => {
     const r = await raw(router.url, { method: "POST", path: "/rpc", headers: { "content-type": "application/json" }, body: "x".repeat(2048) });

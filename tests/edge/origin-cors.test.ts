@@ -42,6 +42,11 @@ describe("POST with an Origin", () => {
     expect(r.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
+  test("on /v1 the refusal has OpenAI's error shape", async () => {
+    const r = await send("/v1/chat/completions", { origin: "https://evil.example" });
+    expect(r.json().error).toMatchObject({ type: "invalid_request_error", code: "origin_not_allowed" });
+  });
+
   test("the router's own origin (its Host) passes; no Origin at all passes", async () => {
     expect((await send("/rpc", { origin: `http://${host}` })).status).toBe(200);
     expect((await send("/rpc", {})).status).toBe(200);
