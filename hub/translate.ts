@@ -1,4 +1,4 @@
-import { artifactFromV01, messageToV01, partFromV01 } from "../router/dialects/v01.js";
+import { artifactFromV01, messageToV01, partFromV01 } from "../router/dialects/index.js";
 import type { AgentUpdate, Message, Part } from "../router/core/model.js";
 import type { ArtifactParams, StatusParams, WireMessage } from "./protocol.js";
 

@@ -5,6 +5,6 @@ export { resolveConfig, readConfigFile, configFromEnv, ConfigError } from "./con
 export { TaskEngine } from "./core/engine.js";
 export type { AgentConnector, AgentInfo, AgentSkill, ExecuteContext } from "./core/agent.js";
 export type * from "./core/model.js";
-export type { TaskStore } from "./core/store.js";
+export type { MemoryRecord, MemoryRecordStore, TaskStore } from "./core/store.js";
 export { RpcError, RPC_ERROR_CODES } from "./rpc/errors.js";
-export { openStore } from "./store/index.js";
+export { openStore, type RouterStore } from "./store/index.js";

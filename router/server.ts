@@ -10,22 +10,25 @@ import { mergeConfig, isLoopback, type RouterConfig, type RouterConfigInput } fr
 import { ConfigError } from "./config/load.js";
 import type { AgentConnector } from "./core/agent.js";
 import { TaskEngine, type EngineOptions } from "./core/engine.js";
-import type { TaskStore } from "./core/store.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
-import { createApp } from "./http/app.js";
+import { createApp, type HttpRoute } from "./http/app.js";
 import { AuthFailureLimiter } from "./http/auth-limiter.js";
 import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
+import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { openStore } from "./store/index.js";
-import { HttpAgent } from "./upstream/http-agent.js";
+import { openStore, type RouterStore } from "./store/index.js";
+import { HttpAgent, type HttpAgentOptions } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
-/** How long start-up waits for upstream agents' cards before serving anyway. */
+/**
+ * How long start-up waits for upstream agents' cards before serving anyway (an agent not reached by then is
+ * offline until its lookup, retried with backoff, reaches it).
+ */
 const STARTUP_DISCOVERY_MS = 2000;
 
 /** Options of `startRouter`: a config (or parts of one) plus what cannot be put in a file. */
@@ -35,8 +38,11 @@ export interface RouterOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it). */
-  store?: string | TaskStore;
+  /**
+   * A store spec ("memory", "sqlite:PATH", "redis://...") or an open store (the router then closes it) that
+   * keeps tasks and the hosted agents' conversations.
+   */
+  store?: string | RouterStore;
   logger?: Logger;
   /** Extra hosted agents, besides `echo` and `eliza`. */
   hostedAgents?: AgentConnector[];
@@ -46,10 +52,14 @@ export interface RouterOptions {
   env?: NodeJS.ProcessEnv;
   /** Serves GET /api/conversations/{sessionId}/messages. */
   conversations?: (sessionId: string) => Promise<unknown>;
+  /** Extra HTTP routes, e.g. an embedded eliza's plugin routes (`eliza.httpRoutes()`). */
+  routes?: readonly HttpRoute[];
   /** Shared schema registry (compiled once); one is made when absent. */
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
   tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents">;
+  /** Upstream agent options beyond the config (tests: a short retry backoff). */
+  upstream?: HttpAgentOptions;
 }
 
 /** A running router. */
@@ -85,19 +95,28 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   const agents = new AgentRegistry();
   agents.set(createEchoAgent());
   let conversations = options.conversations;
+  const routes = [...(options.routes ?? [])];
+  /** The built-in eliza, whose plugins' services the router stops when it closes. */
+  let eliza: Awaited<ReturnType<typeof createElizaAgent>> | undefined;
+  const closeAll = async () => {
+    await eliza?.close();
+    await store.close();
+  };
   // A caller that brings its own `eliza` (embedding, tests) replaces the built-in one rather than shadowing it.
   const ownEliza = options.hostedAgents?.some((a) => a.info.id === "eliza") ?? false;
   if (options.eliza !== false && !ownEliza) {
     try {
-      const eliza = await createElizaAgent({
+      const built = await createElizaAgent({
         store,
         logger,
         characterPath: config.eliza.character,
         pluginPaths: config.eliza.plugins,
         env: options.env ?? process.env,
       });
-      agents.set(eliza);
-      conversations ??= (sessionId) => eliza.readConversation(sessionId);
+      eliza = built;
+      agents.set(built);
+      conversations ??= (sessionId) => built.readConversation(sessionId);
+      routes.push(...built.httpRoutes());
     } catch (err) {
       await store.close();
       throw err;
@@ -106,10 +125,10 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   for (const hosted of options.hostedAgents ?? []) agents.set(hosted);
   const taken = config.agents.find((a) => agents.find(a.id));
   if (taken) {
-    await store.close();
+    await closeAll();
     throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
   }
-  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger));
+  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger, { idleMs: config.limits.upstreamIdleMs, ...options.upstream }));
   for (const a of httpAgents) agents.set(a);
   // Cards are read before serving, but a slow or hanging upstream must not hold the router's start-up:
   // past the bound, lookups finish in the background (a turn waits for its agent's lookup).
@@ -156,7 +175,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");
   if (!agents.find(defaultAgent)) {
-    await store.close();
+    await closeAll();
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
@@ -169,11 +188,20 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     extendedCard: true,
     apiKeyRequired: config.apiKeys.length > 0,
   });
-  const dispatcher = new Dispatcher({ engine, agents, schemas, defaultAgent, push, extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId) });
+  const service = new TaskService({ engine, agents, defaultAgent, push });
+  const dispatcher = new Dispatcher({
+    service,
+    schemas,
+    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
+    onInternalError: (err) => logger.error({ err }, "request failed inside the router"),
+  });
   // One count of failed authentications per client address, for every place that checks a credential.
   const authLimiter = new AuthFailureLimiter({ perMinute: config.limits.authFailuresPerMinute });
   const app = createApp({
     dispatcher,
+    service,
+    schemas,
+    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
     agents,
     metrics,
     logger,
@@ -189,6 +217,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     heartbeatMs: config.heartbeatMs,
     card: cardContext,
     conversations,
+    routes,
   });
 
   const server = createServer(app);
@@ -225,13 +254,14 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     close() {
       closed ??= (async () => {
         server.close();
+        for (const a of httpAgents) a.close();
         await engine!.close();
         await hub!.close();
         await push.close();
         // Streams end once their final event is written; give them that, then cut what is left.
         await new Promise((r) => setImmediate(r));
         for (const s of sockets) s.destroy();
-        await store.close();
+        await closeAll();
       })();
       return closed;
     },

@@ -1,15 +1,19 @@
 /**
  * The one behaviour suite every TaskStore passes (memory, SQLite, Redis): each tests/store/*.test.ts calls
  * `runStoreContract` with a factory. Every test gets a fresh, empty store from `make()`; the suite closes
- * every store it opened after each test, then calls `dispose` once at the end.
+ * every store it opened after each test, then calls `dispose` once at the end. The router's stores keep the
+ * hosted agents' conversations too, so the MemoryRecordStore contract (memory-store.contract.ts) runs on the
+ * same factory.
  */
 import { afterAll, afterEach, describe, expect, test } from "@jest/globals";
 import { agentText, type LoggedEvent, type Task, type TaskState } from "../router/core/model.js";
-import type { ListTasksQuery, MemoryRecord, TaskCursor, TaskStore } from "../router/core/store.js";
+import type { ListTasksQuery, TaskCursor, TaskStore } from "../router/core/store.js";
+import type { RouterStore } from "../router/store/index.js";
+import { runMemoryStoreContract } from "./memory-store.contract.js";
 
 export interface StoreContractOptions {
   /** Opens a new store over the data of `closed` (already closed). Given for stores whose data persists. */
-  reopen?: (closed: TaskStore) => Promise<TaskStore>;
+  reopen?: (closed: RouterStore) => Promise<RouterStore>;
 }
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -38,23 +42,19 @@ export function makeEvent(taskId: string, seq: number, contextId = "ctx-1"): Log
   return { kind: "status", status, final: false, taskId, contextId, seq };
 }
 
-function makeMemory(id: string, roomId: string, createdAt: number): MemoryRecord {
-  return { id, roomId, agentId: "eliza", role: "user", content: { text: id }, createdAt };
-}
-
 const seqs = (events: LoggedEvent[]): number[] => events.map((e) => e.seq);
 const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 export function runStoreContract(
   name: string,
-  make: () => Promise<TaskStore>,
+  make: () => Promise<RouterStore>,
   dispose?: () => Promise<void>,
   options: StoreContractOptions = {},
 ): void {
   describe(`TaskStore contract: ${name}`, () => {
-    const opened: TaskStore[] = [];
-    const fresh = async (): Promise<TaskStore> => {
+    const opened: RouterStore[] = [];
+    const fresh = async (): Promise<RouterStore> => {
       const store = await make();
       opened.push(store);
       return store;
@@ -452,37 +452,6 @@ export function runStoreContract(
       expect(await store.getPushConfigs("none")).toEqual([]);
     });
 
-    test("memories: oldest first, ties in insertion order, limit keeps the newest, per room", async () => {
-      const store = await fresh();
-      const m1 = makeMemory("m1", "r1", 100);
-      const adding = store.addMemory(m1);
-      m1.content.text = "mutated";
-      await adding;
-      await store.addMemory(makeMemory("z2", "r1", 200));
-      await store.addMemory(makeMemory("a3", "r1", 200));
-      await store.addMemory(makeMemory("m4", "r1", 150));
-      await store.addMemory(makeMemory("x", "r2", 50));
-      const all = await store.listMemories("r1");
-      expect(ids(all)).toEqual(["m1", "m4", "z2", "a3"]);
-      expect(all[0]).toEqual(makeMemory("m1", "r1", 100));
-      all[0].content.text = "mutated";
-      expect((await store.listMemories("r1"))[0]).toEqual(makeMemory("m1", "r1", 100));
-      expect(ids(await store.listMemories("r1", 2))).toEqual(["z2", "a3"]);
-      expect(ids(await store.listMemories("r1", 3))).toEqual(["m4", "z2", "a3"]);
-      expect(ids(await store.listMemories("r1", 10))).toEqual(["m1", "m4", "z2", "a3"]);
-      expect(await store.listMemories("r1", 0)).toEqual([]);
-      expect(ids(await store.listMemories("r2"))).toEqual(["x"]);
-      expect(await store.listMemories("none")).toEqual([]);
-      await expect(store.listMemories("r1", -2)).rejects.toThrow(/limit/);
-    });
-
-    test("adding a memory id again is a no-op", async () => {
-      const store = await fresh();
-      await store.addMemory(makeMemory("m", "r", 1));
-      await store.addMemory({ ...makeMemory("m", "r", 2), content: { text: "second" } });
-      expect(await store.listMemories("r")).toEqual([makeMemory("m", "r", 1)]);
-    });
-
     const reopen = options.reopen;
     if (reopen) {
       test("data survives closing and reopening, and the log continues", async () => {
@@ -490,7 +459,6 @@ export function runStoreContract(
         const task = makeTask("p", { status: { state: "input-required" }, lastSeq: 3 });
         await store.commit({ tasks: [task], events: range(1, 3).map((s) => makeEvent("p", s)) });
         await store.setPushConfig("p", { url: "http://127.0.0.1:1/hook" });
-        await store.addMemory(makeMemory("m", "room", 1));
         await store.close();
         const again = await reopen(store);
         opened.push(again);
@@ -498,10 +466,10 @@ export function runStoreContract(
         expect(await again.getTask("p")).toEqual(task);
         expect(ids(await again.listUnfinishedTasks())).toEqual(["p"]);
         expect(await again.getPushConfigs("p")).toEqual([{ url: "http://127.0.0.1:1/hook" }]);
-        expect(ids(await again.listMemories("room"))).toEqual(["m"]);
         await again.commit({ tasks: [{ ...task, lastSeq: 4 }], events: [makeEvent("p", 4)] });
         expect(seqs(await again.readEvents("p", 2, 10))).toEqual([3, 4]);
       });
     }
   });
+  runMemoryStoreContract(name, make, options);
 }

@@ -1,8 +1,9 @@
 /** The Eliza runtime as the router sees it: an AgentConnector hosted in-process, plus the transcript read. */
 import type { AgentConnector, AgentInfo, AgentSkill, ExecuteContext } from "../../router/core/agent.js";
 import type { AgentUpdate } from "../../router/core/model.js";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
 import { CHAT_SKILL_ID, ELIZA_AGENT_ID } from "./defaults.js";
+import { hostedRoutes, type HostedRoute } from "./routes.js";
 import type { AgentRuntime } from "./runtime.js";
 import { toTranscript, type ConversationMessage } from "./transcript.js";
 import { runTurn } from "./turn.js";
@@ -14,6 +15,10 @@ export interface ElizaAgent extends AgentConnector {
   readonly runtime: AgentRuntime;
   /** The body of `GET /api/conversations/{sessionId}/messages` (docs/contract.md section 7), oldest first. */
   readConversation(sessionId: string): Promise<{ messages: ConversationMessage[] }>;
+  /** The plugins' HTTP routes, for the server to mount (under `/api/plugins/{plugin}/`). */
+  httpRoutes(): HostedRoute[];
+  /** Stops the plugins' services (the router does at shutdown; an embedder that made the agent does). */
+  close(): Promise<void>;
 }
 
 /** Actions that are the runtime's plumbing, not skills worth advertising. */
@@ -53,10 +58,10 @@ export function skillsOf(character: Character, actions: readonly Action[]): Agen
 export class HostedElizaAgent implements ElizaAgent {
   readonly info: AgentInfo;
   readonly runtime: AgentRuntime;
-  readonly #store: TaskStore;
+  readonly #store: MemoryRecordStore;
   readonly #turnTimeoutMs: number;
 
-  constructor(runtime: AgentRuntime, store: TaskStore, turnTimeoutMs: number) {
+  constructor(runtime: AgentRuntime, store: MemoryRecordStore, turnTimeoutMs: number) {
     this.runtime = runtime;
     this.#store = store;
     this.#turnTimeoutMs = turnTimeoutMs;
@@ -76,6 +81,14 @@ export class HostedElizaAgent implements ElizaAgent {
 
   execute(ctx: ExecuteContext): AsyncIterable<AgentUpdate> {
     return runTurn(this.runtime, ctx, { timeoutMs: this.#turnTimeoutMs });
+  }
+
+  httpRoutes(): HostedRoute[] {
+    return hostedRoutes(this.runtime);
+  }
+
+  close(): Promise<void> {
+    return this.runtime.stop();
   }
 
   async readConversation(sessionId: string): Promise<{ messages: ConversationMessage[] }> {

@@ -3,16 +3,20 @@
  * package entry point `a2a-router/eliza`:
  * - embedding: `import { createElizaAgent } from "a2a-router/eliza"`;
  * - plugin authors: `import type { Plugin, Action, Handler, HandlerCallback, ActionResult, ActionParameter,
- *   ActionParameters, Content, Memory, State, Provider, Evaluator, Character, IAgentRuntime } from
- *   "a2a-router/eliza"` (the elizaOS shapes, see types.ts), plus helpers such as `ProgressiveMessage`.
+ *   ActionParameters, Content, Memory, State, Provider, Evaluator, Character, IAgentRuntime, Route,
+ *   RouteRequest, RouteResponse } from "a2a-router/eliza"` (the elizaOS shapes, see types.ts), and the values
+ *   elizaOS plugins import from "@elizaos/core": `Service`, `logger`, `ModelType`, `EventType`; plus helpers
+ *   such as `ProgressiveMessage`. A plugin written for elizaOS's plugin-starter template loads with its import
+ *   path as the only change (docs/eliza-plugins.md, "Porting an elizaOS plugin").
  * The rest is exported for tests and for code that drives the runtime directly.
  */
 import { pino, type Logger } from "pino";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
 import { checkCharacter, defaultCharacter, loadCharacterFile } from "./character.js";
 import { HostedElizaAgent, type ElizaAgent } from "./connector.js";
 import { DEFAULT_TURN_TIMEOUT_MS, ELIZA_AGENT_ID } from "./defaults.js";
 import { modelFromEnv, type TextModel } from "./models/index.js";
+import { setLoggerBackend } from "./logger.js";
 import { checkPlugin, loadPluginFile, oneLine } from "./plugin-loader.js";
 import { bootstrapPlugin } from "./plugins/bootstrap/index.js";
 import { examplePlugin } from "./plugins/example/index.js";
@@ -20,8 +24,8 @@ import { AgentRuntime } from "./runtime.js";
 import type { Character, Plugin } from "./types.js";
 
 export interface ElizaAgentOptions {
-  /** Where conversations (memories) live; roomId = the A2A contextId. */
-  store: TaskStore;
+  /** Where conversations (memories) live, roomId = the A2A contextId: any router store (memory, SQLite, Redis) is one. */
+  store: MemoryRecordStore;
   logger?: Logger;
   /** A character JSON file (`--character`, config `eliza.character`). */
   characterPath?: string;
@@ -72,6 +76,13 @@ async function labelled<T>(label: string, step: () => T | Promise<T>): Promise<T
   }
 }
 
+/** A plugin's `config` without its unset entries (elizaOS plugins fill it from possibly unset env vars). */
+function definedSettings(config: Plugin["config"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config ?? {})) if (value !== undefined) out[key] = value;
+  return out;
+}
+
 /** Why createElizaAgent refused to start; `exitCode` 2 tells the CLI it is a configuration error. */
 export class ElizaStartupError extends Error {
   readonly exitCode = 2;
@@ -83,7 +94,8 @@ export class ElizaStartupError extends Error {
 
 /**
  * Builds the hosted `eliza` agent: character, model, bootstrap plugin, the character's built-in plugins,
- * plugin files, plugin `init`s. Rejects with an ElizaStartupError (exitCode 2) whose message is ONE line
+ * plugin files, plugin `init`s, then the plugins' services (started with their static `start`; the agent's
+ * `close()` stops them). With a `logger`, the `logger` elizaOS plugins import writes to it. Rejects with an ElizaStartupError (exitCode 2) whose message is ONE line
  * naming the file (or the environment variable) and the problem when a character or plugin is bad.
  */
 export async function createElizaAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
@@ -96,6 +108,7 @@ export async function createElizaAgent(options: ElizaAgentOptions): Promise<Eliz
 }
 
 async function buildAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
+  if (options.logger) setLoggerBackend(options.logger);
   const logger = options.logger ?? pino({ enabled: false });
   const env = options.env ?? process.env;
   const characterLabel = options.character
@@ -132,7 +145,21 @@ async function buildAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
     sources.set(plugin, label);
   }
   for (const plugin of runtime.plugins) {
-    await labelled(`${sources.get(plugin) ?? `plugin ${plugin.name}`}: init failed`, () => plugin.init?.(plugin.config ?? {}, runtime));
+    await labelled(`${sources.get(plugin) ?? `plugin ${plugin.name}`}: init failed`, () => plugin.init?.(definedSettings(plugin.config), runtime));
+  }
+  try {
+    for (const plugin of runtime.plugins) {
+      const label = sources.get(plugin) ?? `plugin ${plugin.name}`;
+      for (const service of plugin.services ?? []) {
+        await labelled(`${label}: service ${service.serviceType ?? service.name} failed to start`, () => runtime.registerService(service));
+      }
+      if (plugin.models && Object.keys(plugin.models).length > 0) {
+        logger.info({ plugin: plugin.name, models: Object.keys(plugin.models) }, "plugin models are not used: the model comes from ELIZA_MODEL_PROVIDER");
+      }
+    }
+  } catch (err) {
+    await runtime.stop(); // the services that did start
+    throw err;
   }
   logger.info(
     { character: character.name, model: model.provider, actions: runtime.actions.map((a) => a.name) },
@@ -142,6 +169,21 @@ async function buildAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
 }
 
 export type { ElizaAgent } from "./connector.js";
+export { Service, type ServiceClass } from "./service.js";
+export { logger, type ElizaLogger, type LogMethod } from "./logger.js";
+export {
+  EventType,
+  type EventTypeName,
+  type EventHandler,
+  type EventPayload,
+  type MessagePayload,
+  type RunEventPayload,
+  type ActionEventPayload,
+  type ModelEventPayload,
+  type PluginEvents,
+} from "./events.js";
+export { hostedRoutes, pluginRoutePath, PLUGIN_ROUTES_PREFIX, type HostedRoute } from "./routes.js";
+export type { PluginRoute } from "./runtime.js";
 export { HostedElizaAgent, skillsOf } from "./connector.js";
 export { AgentRuntime, normalizeActionName } from "./runtime.js";
 export { handleMessage, MAX_MODEL_ATTEMPTS, type MessageHooks, type MessageOutcome } from "./message-handler.js";

@@ -27,10 +27,40 @@ function checkList(label: string, list: unknown, kind: string, check: (item: Rec
   });
 }
 
+const ROUTE_TYPES = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "STATIC"]);
+
+/** `services`: classes with a static `start` and a `serviceType`; `routes`: type, path, handler; `events`: lists of functions. */
+function checkExtensions(label: string, plugin: Record<string, unknown>): void {
+  if (plugin.services !== undefined) {
+    if (!Array.isArray(plugin.services)) throw new Error(`${label}: "services" must be an array`);
+    plugin.services.forEach((service: unknown, i) => {
+      const s = service as { start?: unknown; serviceType?: unknown } | undefined;
+      if (typeof service !== "function" || typeof s?.start !== "function") throw new Error(`${label}: services[${i}] must be a Service class (with a static start)`);
+      if (typeof s.serviceType !== "string" || s.serviceType === "") throw new Error(`${label}: services[${i}] (${service.name}) has no static serviceType`);
+    });
+  }
+  if (plugin.routes !== undefined) {
+    if (!Array.isArray(plugin.routes)) throw new Error(`${label}: "routes" must be an array`);
+    plugin.routes.forEach((route: unknown, i) => {
+      const r = (route ?? {}) as { type?: unknown; path?: unknown; handler?: unknown };
+      if (typeof r.type !== "string" || !ROUTE_TYPES.has(r.type)) throw new Error(`${label}: routes[${i}] "type" must be one of ${[...ROUTE_TYPES].join(", ")}`);
+      if (typeof r.path !== "string") throw new Error(`${label}: routes[${i}] has no "path"`);
+      if (r.type !== "STATIC" && !isFunction(r.handler)) throw new Error(`${label}: routes[${i}] (${r.type} ${r.path}) has no "handler" function`);
+    });
+  }
+  if (plugin.events !== undefined) {
+    if (!plugin.events || typeof plugin.events !== "object" || Array.isArray(plugin.events)) throw new Error(`${label}: "events" must be an object of handler lists`);
+    for (const [event, handlers] of Object.entries(plugin.events)) {
+      if (!Array.isArray(handlers) || !handlers.every(isFunction)) throw new Error(`${label}: events.${event} must be an array of functions`);
+    }
+  }
+}
+
 /**
  * Checks that `value` has a Plugin's shape: `name`; `actions` with `name`, `description`, `handler` and (if
  * given) `validate` functions and a `parameters` array; `providers` with `get`; `evaluators` with
- * `handler` and `validate`; `init` a function. Throws `<label>: <problem>`.
+ * `handler` and `validate`; `services`, `routes` and `events` as checkExtensions says; `init` a function.
+ * Throws `<label>: <problem>`.
  */
 export function checkPlugin(value: unknown, label: string): Plugin {
   if (!value || typeof value !== "object") throw new Error(`${label}: the default export must be a Plugin object`);
@@ -51,6 +81,7 @@ export function checkPlugin(value: unknown, label: string): Plugin {
     if (!isFunction(e.handler)) throw new Error(`${label}: ${where} has no "handler" function`);
     if (!isFunction(e.validate)) throw new Error(`${label}: ${where} has no "validate" function`);
   });
+  checkExtensions(label, plugin);
   return withDefaults(plugin as unknown as Plugin);
 }
 

@@ -12,7 +12,9 @@
  * reported to the user through the callback, as a replacing status ("BOOK_FLIGHT failed: ..."): the reply
  * already told them it would happen. `validate()` answering false is not a failure: the action just does not
  * apply, and the user is not told.
+ * Each handler that runs is framed by the ACTION_STARTED and ACTION_COMPLETED events (awaited, like elizaOS).
  */
+import { EventType } from "./events.js";
 import type { AgentRuntime } from "./runtime.js";
 import type { ActionResult, Content, HandlerOptions, Memory, State } from "./types.js";
 import type { XmlRecord, XmlValue } from "./xml.js";
@@ -54,6 +56,11 @@ function outcome(action: string, result: ActionResult): ActionOutcome {
   if (result.values !== undefined) out.values = result.values;
   if (result.data !== undefined) out.data = result.data;
   return out;
+}
+
+/** ACTION_STARTED / ACTION_COMPLETED for `action`, in the room of `message`. */
+function actionEvent(runtime: AgentRuntime, event: string, message: Memory, content: Content): Promise<void> {
+  return runtime.emitEvent(event, { roomId: message.roomId, world: message.roomId, messageId: message.id, source: message.content.source, content });
 }
 
 /** The parameter validator's error names the action ("BOOK: ..."); the failure text names it already. */
@@ -152,15 +159,23 @@ export async function processActions(
           signal: options.signal,
         };
         options.onActionStart?.(name);
+        await actionEvent(runtime, EventType.ACTION_STARTED, message, { actions: [name], actionStatus: "started" });
         let result: ActionResult;
         try {
           result = (await action.handler(runtime, message, actionState, handlerOptions, (c) => callback(c, name), responses)) ?? {
             success: true,
           };
         } catch (err) {
+          await actionEvent(runtime, EventType.ACTION_COMPLETED, message, { actions: [name], actionStatus: "failed", error: errorText(err) });
           await fail(name, `${name} threw: ${errorText(err)}`, errorText(err) || "it threw an error without a message");
           continue;
         }
+        await actionEvent(runtime, EventType.ACTION_COMPLETED, message, {
+          actions: [name],
+          actionStatus: result.success ? "completed" : "failed",
+          ...(result.text !== undefined && { text: result.text }),
+          ...(result.error !== undefined && { error: errorText(result.error) }),
+        });
         results.push(result);
         outcomes.push(outcome(name, result));
         if (result.cleanup) cleanups.push({ action: name, cleanup: result.cleanup });

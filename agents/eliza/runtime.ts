@@ -1,14 +1,16 @@
 /**
- * The agent runtime: the registry of actions, providers and evaluators, state composition, the model and
- * the memories. The message pipeline (message-handler.ts) and the action chain (process-actions.ts) run on
- * top of it; nothing here knows about A2A.
+ * The agent runtime: the registry of actions, providers, evaluators, services, routes and event handlers,
+ * state composition, the model and the memories. The message pipeline (message-handler.ts) and the action
+ * chain (process-actions.ts) run on top of it; nothing here knows about A2A.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { TaskStore } from "../../router/core/store.js";
+import type { MemoryRecordStore } from "../../router/core/store.js";
+import { EventRegistry, EventType, type EventHandler } from "./events.js";
 import { fromRecord, toRecord } from "./memory.js";
 import type { TextModel } from "./models/text-model.js";
 import { compileParameters, type ParameterValidator } from "./parameters.js";
+import { ServiceRegistry, type Service, type ServiceClass } from "./service.js";
 import type {
   Action,
   Character,
@@ -19,15 +21,21 @@ import type {
   ModelTypeName,
   Plugin,
   Provider,
+  Route,
   State,
   UUID,
 } from "./types.js";
+
+/** A plugin route with the name of the plugin that serves it. */
+export interface PluginRoute extends Route {
+  pluginName: string;
+}
 
 export interface AgentRuntimeOptions {
   agentId: UUID;
   character: Character;
   model: TextModel;
-  store: TaskStore;
+  store: MemoryRecordStore;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -45,13 +53,16 @@ export class AgentRuntime implements IAgentRuntime {
   character: Character;
   readonly logger: Logger;
   readonly model: TextModel;
-  readonly #store: TaskStore;
+  readonly #store: MemoryRecordStore;
   readonly #env: NodeJS.ProcessEnv;
   readonly #actions: Action[] = [];
   readonly #providers: Provider[] = [];
   readonly #evaluators: Evaluator[] = [];
   readonly #plugins: Plugin[] = [];
   readonly #parameterValidators = new Map<Action, ParameterValidator>();
+  readonly #services = new ServiceRegistry();
+  readonly #events = new EventRegistry();
+  readonly #routes: PluginRoute[] = [];
   /** Per room, the id of the response being prepared; an older one is stale (elizaOS: latestResponseIds). */
   readonly latestResponseIds = new Map<string, string>();
 
@@ -75,6 +86,10 @@ export class AgentRuntime implements IAgentRuntime {
   }
   get plugins(): readonly Plugin[] {
     return this.#plugins;
+  }
+  /** Every plugin's routes, in registration order. */
+  get routes(): readonly PluginRoute[] {
+    return this.#routes;
   }
 
   /** Registers an action; throws when its name is taken or a parameter schema is invalid. */
@@ -100,12 +115,50 @@ export class AgentRuntime implements IAgentRuntime {
     this.#evaluators.push(evaluator);
   }
 
-  /** Registers a plugin's actions, providers and evaluators (createElizaAgent runs the `init`s afterwards). */
+  /**
+   * Registers a plugin's actions, providers, evaluators, event handlers and routes. createElizaAgent runs the
+   * `init`s afterwards, then starts the plugins' services (registerService), as elizaOS does.
+   */
   registerPlugin(plugin: Plugin): void {
     for (const action of plugin.actions ?? []) this.registerAction(action);
     for (const provider of plugin.providers ?? []) this.registerProvider(provider);
     for (const evaluator of plugin.evaluators ?? []) this.registerEvaluator(evaluator);
+    for (const [event, handlers] of Object.entries(plugin.events ?? {})) {
+      for (const handler of handlers) this.registerEvent(event, handler);
+    }
+    for (const route of plugin.routes ?? []) this.#routes.push({ ...route, pluginName: plugin.name });
     this.#plugins.push(plugin);
+  }
+
+  async registerService(serviceClass: ServiceClass): Promise<void> {
+    await this.#services.start(serviceClass, this);
+  }
+
+  getService<T extends Service = Service>(serviceType: string): T | null {
+    return this.#services.get(serviceType) as T | null;
+  }
+
+  getServicesByType<T extends Service = Service>(serviceType: string): T[] {
+    return this.#services.all(serviceType) as T[];
+  }
+
+  hasService(serviceType: string): boolean {
+    return this.#services.get(serviceType) !== null;
+  }
+
+  registerEvent(event: string, handler: EventHandler): void {
+    this.#events.register(event, handler);
+  }
+
+  async emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void> {
+    await this.#events.emit(event, { ...params, runtime: this }, (name, err) =>
+      this.logger.warn({ err, event: name }, "event handler failed"),
+    );
+  }
+
+  /** Stops every service (the last started first); the runtime takes no more turns after this. */
+  async stop(): Promise<void> {
+    await this.#services.stopAll((type, err) => this.logger.warn({ err, service: type }, "service failed to stop"));
   }
 
   /** The action called `name`, or whose simile it is. */
@@ -135,8 +188,11 @@ export class AgentRuntime implements IAgentRuntime {
   }
 
   /** Asks the model; the character's `system` is the system message unless the caller gives one. */
-  useModel(type: ModelTypeName, params: GenerateTextParams): Promise<string> {
-    return this.model.generate(type, { ...params, system: params.system ?? this.character.system });
+  async useModel(type: ModelTypeName, params: GenerateTextParams): Promise<string> {
+    const out = await this.model.generate(type, { ...params, system: params.system ?? this.character.system });
+    // Not awaited: an observer must not hold the reply back.
+    void this.emitEvent(EventType.MODEL_USED, { type, source: this.model.provider });
+    return out;
   }
 
   async createMemory(memory: Memory, _tableName = "messages"): Promise<UUID> {

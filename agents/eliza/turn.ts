@@ -5,13 +5,17 @@
  *   last chunk carries `lastChunk: true`, sent as soon as the reply is complete: when an action other than
  *   REPLY starts, when the first callback arrives, or at the end of the turn, whichever comes first;
  * - action callbacks (and action failures): `working` status snapshots of the whole visible reply, metadata
- *   `{fullText, merge}`;
- * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause.
+ *   `{fullText, merge, textKind: "snapshot"}`;
+ * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause
+ *   (`textKind: "snapshot"` whenever the status has a message).
+ * Every status text the runtime sends is the whole visible reply (CONTRACT 9 "snapshot"): the runtime has no
+ * status line apart from the reply, so it never sends "progress"; the model's tokens are the answer's deltas and
+ * travel as artifact chunks (append) marked `textKind: "delta"` (docs/reply-model.md), never as statuses.
  * The turn never hangs: a model error, the turn timeout or a dead handler end it; `ctx.signal` aborts it.
  */
 import { randomUUID } from "node:crypto";
 import type { ExecuteContext } from "../../router/core/agent.js";
-import { agentText, textOf, type AgentUpdate, type Metadata, type TaskStatus } from "../../router/core/model.js";
+import { agentText, TEXT_KIND_KEY, textOf, type AgentUpdate, type Metadata, type TaskStatus } from "../../router/core/model.js";
 import { AsyncQueue } from "../../router/core/async-queue.js";
 import { DEFAULT_MESSAGE_SOURCE, REPLY_ARTIFACT_ID } from "./defaults.js";
 import { userEntityId } from "./memory.js";
@@ -19,6 +23,7 @@ import { handleMessage, type MessageHooks, type MessageOutcome } from "./message
 import type { ActionOutcome } from "./process-actions.js";
 import type { AgentRuntime } from "./runtime.js";
 import { ReplyTextExtractor } from "./text-stream.js";
+import { TurnEvents } from "./turn-events.js";
 import type { Content, Memory } from "./types.js";
 import { VisibleReply } from "./visible-reply.js";
 
@@ -148,7 +153,7 @@ class TurnStream {
       kind: "status",
       status: { state: "working", message: agentText(fullText), timestamp: new Date().toISOString() },
       final: false,
-      metadata: { fullText, merge },
+      metadata: { fullText, merge, [TEXT_KIND_KEY]: "snapshot" },
     });
   }
 
@@ -169,6 +174,8 @@ class TurnStream {
       artifact: { artifactId: REPLY_ARTIFACT_ID, name: REPLY_ARTIFACT_ID, parts: [{ kind: "text", text: pending.text }] },
       append: pending.append,
       lastChunk,
+      // The reply tokens are the answer itself (docs/reply-model.md): chat faces stream them as it.
+      metadata: { [TEXT_KIND_KEY]: "delta" },
     });
   }
 
@@ -178,12 +185,12 @@ class TurnStream {
    * The streamed reply that preceded the callbacks is kept as `preCallbackText` (not shown on reload, as in
    * elizaOS's read path).
    */
-  async persist(outcome: MessageOutcome | undefined, inReplyTo: string): Promise<void> {
-    if (this.#persisted) return;
+  async persist(outcome: MessageOutcome | undefined, inReplyTo: string): Promise<Memory | undefined> {
+    if (this.#persisted) return undefined;
     this.#persisted = true;
     const base = { entityId: this.#runtime.agentId, agentId: this.#runtime.agentId, roomId: this.#roomId, createdAt: Date.now() };
     const replyText = this.reply.replyText;
-    if (replyText === "" && !this.reply.hasCallbacks) return;
+    if (replyText === "" && !this.reply.hasCallbacks) return undefined;
     const content: Content = this.reply.hasCallbacks
       ? { text: this.reply.callbackText, actionCallbackHistory: this.reply.actionCallbackHistory, inReplyTo, ...(replyText !== "" && { preCallbackText: replyText }) }
       : { text: replyText, inReplyTo };
@@ -191,7 +198,9 @@ class TurnStream {
       content.thought = outcome.response.thought;
       content.actions = outcome.response.actions;
     }
-    await this.#runtime.createMemory({ ...base, content });
+    const memory: Memory = { ...base, content };
+    memory.id = await this.#runtime.createMemory(memory);
+    return memory;
   }
 
   end(update: AgentUpdate): void {
@@ -229,13 +238,18 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
     createdAt: Date.now(),
   };
 
+  const events = new TurnEvents(runtime, message);
   const work = (async () => {
     let outcome: MessageOutcome | undefined;
     try {
+      await raceAbort(events.started(), controller.signal);
       outcome = await raceAbort(handleMessage(runtime, message, stream.hooks, { signal: controller.signal, roomType }), controller.signal);
-      if (outcome.status !== "discarded") await stream.persist(outcome, message.id);
+      const sent = outcome.status !== "discarded" ? await stream.persist(outcome, message.id) : undefined;
       stream.end(finalUpdate(outcome, stream.reply));
+      events.ended();
+      if (sent) events.sent(sent);
     } catch (err) {
+      events.ended({ error: errorText(err), timedOut: err instanceof TurnTimeoutError });
       if (ctx.signal.aborted) return; // canceled: the engine ends the task
       runtime.logger.warn({ err, taskId: ctx.task.id }, "eliza turn failed");
       await stream.persist(outcome, message.id).catch((e: unknown) => runtime.logger.warn({ err: e }, "could not persist a failed turn"));
@@ -244,7 +258,7 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
         kind: "status",
         status: { state: "failed", message: agentText(reason), timestamp: new Date().toISOString() },
         final: true,
-        metadata: { error: reason, actionCallbackHistory: stream.reply.actionCallbackHistory },
+        metadata: { error: reason, actionCallbackHistory: stream.reply.actionCallbackHistory, [TEXT_KIND_KEY]: "snapshot" },
       });
     }
   })().finally(() => queue.end());
@@ -269,6 +283,9 @@ function finalUpdate(outcome: MessageOutcome, reply: VisibleReply): AgentUpdate 
   if (outcome.status === "discarded") metadata.discarded = true;
   // A turn that showed nothing (ignored, or actions that never called back) ends without a message.
   const status: TaskStatus = { state: "completed", timestamp: new Date().toISOString() };
-  if (reply.text !== "") status.message = agentText(reply.text);
+  if (reply.text !== "") {
+    status.message = agentText(reply.text);
+    metadata[TEXT_KIND_KEY] = "snapshot";
+  }
   return { kind: "status", status, final: true, metadata };
 }

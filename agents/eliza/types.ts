@@ -6,6 +6,8 @@
  * path.
  */
 import type { Logger } from "pino";
+import type { EventHandler, EventPayload, PluginEvents } from "./events.js";
+import type { Service, ServiceClass } from "./service.js";
 
 /** elizaOS spells ids as UUID strings; any string id works here. */
 export type UUID = string;
@@ -180,15 +182,70 @@ export interface Evaluator {
   validate: Validator;
 }
 
+/**
+ * The request a plugin route's handler gets (an express request: these are the members to rely on). `body`
+ * (parsed JSON) and `params` are as loosely typed as elizaOS's, so plugin code that reads them unchecked ports.
+ */
+export interface RouteRequest {
+  body?: any;
+  /** Path parameters: strings, except express 5's wildcards (`*rest`), which are arrays of segments. */
+  params?: Record<string, any>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, string | string[] | undefined>;
+  method?: string;
+  path?: string;
+  url?: string;
+}
+
+/** The response a plugin route's handler writes (an express response: these are the members to rely on). */
+export interface RouteResponse {
+  status(code: number): RouteResponse;
+  json(data: unknown): RouteResponse;
+  send(data: unknown): RouteResponse;
+  end(): RouteResponse;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  readonly headersSent: boolean;
+}
+
+/**
+ * An HTTP route a plugin serves, mounted at `/api/plugins/{plugin name}{path}` on the router's port (behind
+ * its API keys when they are configured). `path` may hold express parameters (`/items/:id`). `STATIC` routes
+ * (elizaOS serves files with them) are not served here: they are skipped with a warning.
+ */
+export interface Route {
+  type: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "STATIC";
+  path: string;
+  handler?: (req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime) => Promise<void> | void;
+  name?: string;
+  /** elizaOS shows public routes in its UI; here every route sits behind the router's API keys. */
+  public?: boolean;
+  filePath?: string;
+  isMultipart?: boolean;
+}
+
 export interface Plugin {
   name: string;
   description?: string;
   actions?: Action[];
   providers?: Provider[];
   evaluators?: Evaluator[];
+  /** Started once the `init`s ran (static `start(runtime)`), stopped at shutdown (`stop()`). */
+  services?: ServiceClass[];
+  /** Served under `/api/plugins/{name}/`. */
+  routes?: Route[];
+  /** Handlers by event name (see events.ts for what is emitted when). */
+  events?: PluginEvents;
   /** Called once at start-up, after registration; may change `runtime.character.templates`. */
   init?: (config: Record<string, string>, runtime: IAgentRuntime) => Promise<void> | void;
-  config?: Record<string, string>;
+  config?: Record<string, string | undefined>;
+  /**
+   * Accepted so elizaOS plugins load, not used: the model comes from the router's environment
+   * (ELIZA_MODEL_PROVIDER, docs/eliza.md), and `tests` are elizaOS's own test runner's.
+   */
+  models?: Record<string, (runtime: IAgentRuntime, params: GenerateTextParams) => Promise<unknown>>;
+  tests?: unknown[];
+  dependencies?: string[];
+  priority?: number;
 }
 
 /** Templates a character (or plugin, or code at runtime) may override. */
@@ -226,6 +283,12 @@ export interface GenerateTextParams {
   onStreamChunk?: (chunk: string) => void;
   signal?: AbortSignal;
   context?: ModelRequestContext;
+  /** elizaOS's sampling options: accepted, left to the model provider's defaults. */
+  stopSequences?: string[];
+  maxTokens?: number;
+  temperature?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
 }
 
 export interface ModelRequestContext {
@@ -251,4 +314,14 @@ export interface IAgentRuntime {
   registerAction(action: Action): void;
   registerProvider(provider: Provider): void;
   registerEvaluator(evaluator: Evaluator): void;
+  /** The first running service of `serviceType`, or null. */
+  getService<T extends Service = Service>(serviceType: string): T | null;
+  /** Every running service of `serviceType`. */
+  getServicesByType<T extends Service = Service>(serviceType: string): T[];
+  hasService(serviceType: string): boolean;
+  /** Starts a service class (its static `start(this)`) and keeps it until the agent stops. */
+  registerService(serviceClass: ServiceClass): Promise<void>;
+  registerEvent(event: string, handler: EventHandler): void;
+  /** Calls every handler of the event(s) with `{...params, runtime}`; handler errors are logged, not thrown. */
+  emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { AgentInfo, AgentSkill } from "../core/agent.js";
+import { v03CardMembers, v10CardMembers } from "../dialects/index.js";
 
 /** What the cards need to know about the router itself. */
 export interface CardContext {
@@ -22,15 +23,23 @@ const MEDIA_TYPES = ["text/plain", "application/json"];
  * the agent's name and skills, the router's endpoint, since clients reach the agent through the router.
  *
  * One document readable by every generation of client, as A2A's own SDK serves during the 0.3 -> 1.0
- * migration: the v1.0 members (`supportedInterfaces` with a JSONRPC entry per protocol version,
- * `capabilities`, `skills` with `tags`) and the v0.3/v0.1 ones (`url`, `protocolVersion`,
- * `preferredTransport`, `additionalInterfaces`) side by side; each client reads its own and ignores the
- * rest (spec 5.7). Every URL names /agents/{id}.
+ * migration: the v1.0 members (router/dialects/v10/card.ts: `supportedInterfaces` with a JSONRPC entry
+ * per protocol version) and the v0.3/v0.1 ones (router/dialects/v03/card.ts: `url`, `protocolVersion`,
+ * `preferredTransport`, `additionalInterfaces`) side by side, with what every generation shares
+ * (`capabilities`, `skills` with `tags`); each client reads its own and ignores the rest (spec 5.7).
+ * Every URL names /agents/{id}.
  */
 export function agentCard(info: AgentInfo, ctx: CardContext): Record<string, unknown> {
   const url = `${ctx.baseUrl}/agents/${encodeURIComponent(info.id)}`;
   const skills = info.skills.length > 0 ? info.skills : [{ id: info.id, name: info.name, description: info.description }];
-  return card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version);
+  const base = card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version);
+  // Every agent also speaks the v1.0 HTTP+JSON binding (CONTRACT 13), one path below its JSON-RPC endpoint.
+  const rest = `${url}/rest`;
+  return {
+    ...base,
+    supportedInterfaces: [...(base.supportedInterfaces as unknown[]), { url: rest, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
+    additionalInterfaces: [...(base.additionalInterfaces as unknown[]), { url: rest, transport: "HTTP+JSON" }],
+  };
 }
 
 /** The router's own card (/.well-known/agent-card.json): its endpoint is /rpc and its skills are its agents. */
@@ -59,8 +68,7 @@ function card(
     name,
     description: description || name,
     version,
-    // v1.0
-    supportedInterfaces: INTERFACE_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: "JSONRPC", protocolVersion })),
+    ...v10CardMembers(url, INTERFACE_VERSIONS),
     provider: { organization: "a2a-router", url: ctx.baseUrl },
     capabilities: {
       streaming: true,
@@ -78,12 +86,7 @@ function card(
       ...(s.examples && s.examples.length > 0 && { examples: s.examples }),
     })),
     ...(ctx.apiKeyRequired && security()),
-    // v0.3 and v0.1
-    url,
-    protocolVersion: "0.3.0",
-    preferredTransport: "JSONRPC",
-    additionalInterfaces: [{ url, transport: "JSONRPC" }],
-    supportsAuthenticatedExtendedCard: extended,
+    ...v03CardMembers(url, extended),
   };
 }
 

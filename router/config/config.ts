@@ -20,6 +20,8 @@ export interface RouterConfig {
   heartbeatMs: number;
   limits: {
     maxBodyBytes: number;
+    /** An upstream agent's SSE stream silent (no event, no comment) this long fails its task. */
+    upstreamIdleMs: number;
     /** Open TCP connections; the next one is answered 503 (a small headroom keeps /healthz answering). */
     maxConnections: number;
     /** Request body bytes being read at once; a request beyond it gets 503. */
@@ -65,7 +67,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
   metrics: { public: false },
   cors: { origins: [] },
   push: { allowPrivateUrls: false },

@@ -68,6 +68,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
   if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
+  if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   return out;
 }
 

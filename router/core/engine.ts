@@ -209,6 +209,7 @@ export class TaskEngine {
         createdAt: now,
         updatedAt: now,
         lastSeq: 0,
+        ...(req.owner !== undefined && { owner: req.owner }),
       };
     }
     req.message.taskId ??= task.id;
@@ -244,6 +245,20 @@ export class TaskEngine {
     const live = this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) await live.done;
     return this.#opts.store.getTask(taskId);
+  }
+
+  /** The seq after which the task's current (or last) turn logs its events: where a chat resume starts. */
+  async turnStart(task: Task): Promise<number> {
+    const live = this.#live.get(task.id);
+    if (live) return live.turnFromSeq;
+    let start = 0;
+    for (let cursor = 0; cursor < task.lastSeq; ) {
+      const page = await this.#opts.store.readEvents(task.id, cursor, this.#opts.logPageSize);
+      if (page.length === 0) break;
+      for (const e of page) if (isTurnEnd(e) && e.seq < task.lastSeq) start = e.seq;
+      cursor = page[page.length - 1]!.seq;
+    }
+    return start;
   }
 
   /** Cancels a task: tells the agent, ends the task `canceled`. */

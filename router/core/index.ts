@@ -2,7 +2,6 @@
 export { TaskEngine, type EngineOptions, type EngineObserver } from "./engine.js";
 export type { AgentConnector, AgentInfo, AgentSkill, AgentTransport, ExecuteContext } from "./agent.js";
 export type { AgentDirectory } from "./agent-directory.js";
-export type { Caller } from "./caller.js";
-export type { CommitBatch, ListTasksQuery, MemoryRecord, TaskStore } from "./store.js";
+export type { CommitBatch, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "./store.js";
 export * from "./model.js";
 export { AsyncQueue } from "./async-queue.js";

@@ -120,6 +120,8 @@ export interface Task {
   updatedAt: string;
   /** seq of the last logged event (0 = none yet). */
   lastSeq: number;
+  /** The principal of the API key that created the task; only it sees the task (CONTRACT 12). */
+  owner?: string;
 }
 
 /** What an agent reports while it works; the engine turns each into one logged TaskEvent. */
@@ -156,6 +158,8 @@ export interface SendRequest {
   agentId?: string;
   historyLength?: number;
   pushNotification?: PushNotificationConfig;
+  /** The creating caller's principal, set by the task service (never by a client). */
+  owner?: string;
 }
 
 export interface PushNotificationConfig {

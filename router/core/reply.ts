@@ -26,6 +26,8 @@ export type ReplyEvent =
       artifact: { artifactId: string; name?: string; parts: ReplyPart[] };
       append?: boolean;
       lastChunk?: boolean;
+      /** `textKind: "delta"` marks an artifact chunk that streams the answer itself (Eliza's model tokens). */
+      metadata?: Record<string, unknown>;
     };
 
 /** What a face should change on screen after one event. */
@@ -75,7 +77,7 @@ export function createReplyReader(): ReplyReader {
   let status: string | undefined;
   let ended = false;
   let sawDelta = false;
-  // Text artifacts in arrival order: the answer when the final status has no text.
+  // Text of the other artifacts, in arrival order: the answer when the final status has no text.
   const artifactText = new Map<string, string>();
 
   const show = (text: string, out: ReplyChange[]): void => {
@@ -91,7 +93,8 @@ export function createReplyReader(): ReplyReader {
     const text = partsText(event.status.message?.parts);
     const final = event.final === true || TURN_END.has(event.status.state);
     if (final) {
-      const answer = text || [...artifactText.values()].join("");
+      // Section 9: the final text, else what streamed as the answer, else the artifacts' text.
+      const answer = text || (sawDelta ? shown : "") || [...artifactText.values()].join("");
       show(answer, out);
       ended = true;
       out.push({ type: "end", state: event.status.state, answer });
@@ -112,8 +115,10 @@ export function createReplyReader(): ReplyReader {
     const { artifact } = event;
     const append = event.append === true;
     const textual = isTextOnly(artifact.parts);
-    const answer = textual && !sawDelta;
-    if (textual) {
+    // Only a chunk its agent marked as the answer streams into it: any other artifact may turn out not to be
+    // the answer (a final status with text), and an answer already streamed cannot be taken back everywhere.
+    const answer = textual && event.metadata?.textKind === "delta";
+    if (textual && !answer) {
       const before = artifactText.get(artifact.artifactId) ?? "";
       artifactText.set(artifact.artifactId, (append ? before : "") + partsText(artifact.parts));
     }
@@ -126,7 +131,10 @@ export function createReplyReader(): ReplyReader {
       lastChunk: event.lastChunk !== false,
       answer,
     });
-    if (answer) show([...artifactText.values()].join(""), out);
+    if (answer) {
+      sawDelta = true;
+      show(shown + partsText(artifact.parts), out);
+    }
   };
 
   return {

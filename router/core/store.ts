@@ -11,6 +11,8 @@ export interface ListTasksFilter {
   contextId?: string;
   state?: string;
   agentId?: string;
+  /** Only tasks created by this API-key principal (Task.owner). */
+  owner?: string;
   /**
    * Only tasks whose status timestamp is at or after this time, in epoch milliseconds (v1.0 ListTasks
    * `statusTimestampAfter`). A task whose status has no readable timestamp is judged by its updatedAt.
@@ -45,7 +47,7 @@ export interface MemoryRecord {
 }
 
 /**
- * Where tasks, their event logs and conversations live. Small and async so memory, SQLite and Redis all
+ * Where tasks, their event logs and push configs live. Small and async so memory, SQLite and Redis all
  * fit; every implementation passes tests/store.contract.ts. Implementations copy on save and on load:
  * callers may mutate what they pass in or get back.
  */
@@ -65,8 +67,18 @@ export interface TaskStore {
   setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void>;
   getPushConfigs(taskId: string): Promise<PushNotificationConfig[]>;
   deletePushConfig(taskId: string, configId: string): Promise<void>;
-  addMemory(memory: MemoryRecord): Promise<void>;
-  /** Oldest first; the newest `limit` when given. */
-  listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]>;
   close(): Promise<void>;
+}
+
+/**
+ * Where a hosted agent's conversations (the Eliza runtime's memories) live, apart from tasks: the runtime
+ * needs only this. The memory, SQLite and Redis task stores implement it too, so one open store serves both;
+ * every implementation passes tests/memory-store.contract.ts. Copies on save and on load, like TaskStore.
+ * Whoever opened the store closes it.
+ */
+export interface MemoryRecordStore {
+  /** Adding an id already stored is a no-op, so a retried add is safe. */
+  addMemory(memory: MemoryRecord): Promise<void>;
+  /** Oldest first (ties in insertion order); the newest `limit` when given. */
+  listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]>;
 }

@@ -1,8 +1,18 @@
-import type { DialectName } from "../core/model.js";
-import type { Dialect, Operation } from "./dialect.js";
-import { v01 } from "./v01.js";
-import { v03 } from "./v03.js";
-import { v10 } from "./v10.js";
+import type { DialectName, LoggedEvent, Task } from "../core/model.js";
+import type { Dialect, Operation } from "./shared/dialect.js";
+import type { PushBody } from "./shared/push-body.js";
+import type { UpstreamProtocol } from "./shared/upstream-protocol.js";
+import { v01, v01PushBody, v01Upstream } from "./v01/index.js";
+import { v03, v03PushBody, v03Upstream } from "./v03/index.js";
+import { v10, v10PushBody, v10Upstream } from "./v10/index.js";
+
+/**
+ * The A2A dialects, one folder each (v01/, v03/, v10/), every folder holding that dialect's whole wire
+ * format: wire shapes and their translation to the internal model, the client side (its JSON-RPC methods:
+ * params in, results and events out), the agent side (the client of an upstream agent of that dialect),
+ * its push payload and its card members. shared/ holds the two contracts (Dialect, UpstreamProtocol) and
+ * what several dialects use. This file names what the folder offers.
+ */
 
 /** Every dialect the router speaks. Add a dialect here and its methods are served on every endpoint. */
 export const DIALECTS: readonly Dialect[] = [v01, v03, v10];
@@ -32,4 +42,50 @@ export function bindMethod(method: string): MethodBinding | undefined {
   return BINDINGS.get(method);
 }
 
-export type { Dialect, Operation } from "./dialect.js";
+/** Upstream clients by dialect; add a dialect's agent side here. */
+export const UPSTREAM_PROTOCOLS: Readonly<Record<DialectName, UpstreamProtocol>> = {
+  "v0.1": v01Upstream,
+  "v0.3": v03Upstream,
+  "v1.0": v10Upstream,
+};
+
+/** The client of an upstream agent speaking `dialect`. */
+export function upstreamProtocol(dialect: DialectName): UpstreamProtocol {
+  const p = UPSTREAM_PROTOCOLS[dialect];
+  if (!p) throw new Error(`no upstream client for A2A ${dialect}`);
+  return p;
+}
+
+/** Push bodies by dialect; add a dialect's push.ts here. */
+const PUSH_BODIES: Readonly<Record<DialectName, (event: LoggedEvent, task: Task) => PushBody>> = {
+  "v0.1": v01PushBody,
+  "v0.3": v03PushBody,
+  "v1.0": v10PushBody,
+};
+
+/**
+ * What a webhook receives for one task update, in the dialect the task was created in (each dialect's
+ * push.ts says what and why). `task` is the current snapshot, which v0.3 sends whole.
+ */
+export function pushPayload(event: LoggedEvent, task: Task): PushBody {
+  return (PUSH_BODIES[task.dialect] ?? v01PushBody)(event, task);
+}
+
+export type {
+  Dialect,
+  ListQuery,
+  ListRenderOptions,
+  Operation,
+  OutboundEvent,
+  PushRef,
+  TaskRef,
+} from "./shared/dialect.js";
+export { A2A_VERSION_HEADER, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
+export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
+export { inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
+export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
+export type { CardEndpoint } from "./shared/card-endpoint.js";
+export { DATA_PART_COMPAT_FLAG, isRecord } from "./shared/translate-helpers.js";
+export * from "./v01/index.js";
+export * from "./v03/index.js";
+export * from "./v10/index.js";

@@ -8,15 +8,20 @@ import { RpcError } from "../rpc/errors.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
 import type { ApiKeyConfig } from "../config/config.js";
 import { AuthFailureLimiter } from "./auth-limiter.js";
-import { apiKeyGuard, callerOf, mayUseAgent } from "./auth.js";
+import { apiKeyGuard, callerOf } from "./auth.js";
 import { originGuard } from "./cors.js";
 import { bodyBudget, overLimitGate } from "./limits.js";
 import { jsonErrors, jsonNotFound } from "./errors.js";
 import { requestOrigin, setOriginPolicy } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
+import type { TaskService } from "../service/task-service.js";
+import type { SchemaRegistry } from "../schema/validator.js";
+import { restHandler } from "../faces/rest/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
+  /** The task service every face calls (the chat faces mount on it). */
+  service: TaskService;
   agents: AgentRegistry;
   metrics: RouterMetrics;
   logger: Logger;
@@ -39,8 +44,21 @@ export interface AppDeps {
   heartbeatMs: number;
   /** Resolves the public base URL for cards (the listening address is known only after listen). */
   card: (origin?: string) => CardContext;
+  /** Request validation (the REST binding checks its bodies with the v1.0 schemas). */
+  schemas: SchemaRegistry;
+  /** v1.0 GetExtendedAgentCard for an agent. */
+  extendedCard?: (agentId: string, origin?: string) => unknown;
   /** GET /api/conversations/{sessionId}/messages, when a hosted agent keeps conversations. */
   conversations?: (sessionId: string) => Promise<unknown>;
+  /** Extra routes a hosted agent serves (the Eliza plugins' `/api/plugins/...`), behind the API keys. */
+  routes?: readonly HttpRoute[];
+}
+
+/** A route a hosted agent hands the server: an express path pattern and a handler that answers. */
+export interface HttpRoute {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  handler(req: Request, res: Response): Promise<void>;
 }
 
 const CARD_PATHS = ["/.well-known/agent.json", "/.well-known/agent-card.json"];
@@ -91,10 +109,9 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/agents", guard, (req, res) => {
     const ctx = deps.card(requestOrigin(req));
-    const caller = callerOf(res);
     res.json({
       // A key limited to some agents sees those only.
-      agents: deps.agents.list().filter((a) => mayUseAgent(caller, a.info)).map((a) => ({
+      agents: deps.service.listAgents(callerOf(res)).map((a) => ({
         id: a.info.id,
         name: a.info.name,
         transport: a.info.transport,
@@ -109,25 +126,23 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(await deps.conversations(String(req.params.sessionId)));
   });
 
-  app.post(["/", "/rpc"], guard, body, rpc);
-  app.post("/agents/:agentId", guard, agentAllowed(deps.agents), body, rpc);
+  app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
+  app.use(
+    "/agents/:agentId/rest",
+    guard,
+    body,
+    restHandler({ service: deps.service, schemas: deps.schemas, heartbeatMs: deps.heartbeatMs, logger: deps.logger, extendedCard: deps.extendedCard, origin: requestOrigin }),
+  );
+
+  if (deps.routes?.length) {
+    const json = express.json({ limit: deps.maxBodyBytes });
+    for (const route of deps.routes) {
+      const method = route.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+      app[method](route.path, guard, json, (req, res) => route.handler(req, res));
+    }
+  }
 
   app.use(jsonNotFound());
   app.use(jsonErrors(deps.logger, deps.maxBodyBytes));
   return app;
 }
-
-/**
- * A key limited to some agents may only reach those at /agents/{agentId}; another agent is reported as
- * unknown (-32602), as it would be to a client that cannot see it. (Agent choice on /rpc by metadata is the
- * task service's check.)
- */
-function agentAllowed(agents: AgentRegistry) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const wanted = String(req.params.agentId);
-    const agent = agents.find(wanted);
-    if (!agent || mayUseAgent(callerOf(res), agent.info)) return next();
-    res.status(200).json(failure(null, RpcError.unknownAgent(wanted).toJSON()));
-  };
-}
-

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyConfig } from "../config/config.js";
-import type { Caller } from "../core/caller.js";
+import type { Caller } from "../service/scope.js";
 import type { AuthFailureLimiter } from "./auth-limiter.js";
 import { clientAddress } from "./origin.js";
 import { refuse } from "./refusal.js";
@@ -27,8 +27,8 @@ export class KeyRing {
     this.#keys = keys.map((entry) => {
       const { key, name, agents } = typeof entry === "string" ? { key: entry } : entry;
       const hash = sha256(key);
-      const id = name ?? `key-${hash.toString("hex").slice(0, 12)}`;
-      return { hash, caller: Object.freeze({ id, ...(agents && { agents: Object.freeze([...agents]) }) }) };
+      const principal = name ?? `key-${hash.toString("hex").slice(0, 12)}`;
+      return { hash, caller: Object.freeze({ principal, ...(agents && { agents: Object.freeze([...agents]) }) }) };
     });
   }
 
@@ -56,12 +56,6 @@ export function presentedKey(req: Request): string | undefined {
 /** The caller the auth middleware attached to this request; undefined when no keys are configured. */
 export function callerOf(res: Response): Caller | undefined {
   return (res.locals as { caller?: Caller }).caller;
-}
-
-/** Whether a caller may use an agent (by its id or its name); an absent caller (no keys) may use all. */
-export function mayUseAgent(caller: Caller | undefined, agent: { id: string; name?: string }): boolean {
-  if (!caller?.agents) return true;
-  return caller.agents.includes(agent.id) || (agent.name !== undefined && caller.agents.includes(agent.name));
 }
 
 export interface ApiKeyGuardOptions {

@@ -5,6 +5,7 @@ import { failure } from "../rpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
+import { formatEvent } from "../sse/format.js";
 import { SseWriter } from "../sse/writer.js";
 import { callerOf } from "./auth.js";
 import { requestOrigin } from "./origin.js";
@@ -16,7 +17,7 @@ export interface RpcRouteDeps {
   metrics: RouterMetrics;
 }
 
-/** The express adapter around the dispatcher: parses the body, answers JSON or pipes SSE frames. */
+/** The express adapter around the dispatcher: parses the body, answers JSON, or frames a stream's messages as SSE. */
 export function rpcHandler(deps: RpcRouteDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     let body: unknown;
@@ -38,8 +39,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
       a2aVersion: req.get("a2a-version") ?? (typeof req.query["A2A-Version"] === "string" ? req.query["A2A-Version"] : undefined),
       lastEventId: req.get("last-event-id"),
       pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
-      origin: requestOrigin(req),
       caller: callerOf(res),
+      origin: requestOrigin(req),
       signal: aborter.signal,
     });
     if (result.kind === "json") {
@@ -51,8 +52,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
     writer.open();
     deps.metrics.sseStreams.inc();
     try {
-      for await (const frame of result.frames) {
-        if (!writer.write(frame)) await writer.drained();
+      for await (const message of result.messages) {
+        if (!writer.write(formatEvent(message.data, message.seq))) await writer.drained();
         if (writer.closed) break;
       }
     } catch (err) {

@@ -1,35 +1,16 @@
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import { taskToV03 } from "../dialects/v03.js";
-import { v01 } from "../dialects/v01.js";
-import { eventToV10 } from "../dialects/v10.js";
+import { pushPayload, type PushBody } from "../dialects/index.js";
 
-/**
- * What a webhook receives for one task update, in the dialect the task was created in:
- * - v1.0: a StreamResponse (`{statusUpdate}` / `{artifactUpdate}`), `application/a2a+json` (spec 4.3.3);
- * - v0.3: the Task as it stands after the update (spec 9.5: "Task object is sent as JSON payload");
- * - v0.1: the update itself, as a v0.1 stream event (TaskStatusUpdateEvent / TaskArtifactUpdateEvent),
- *   the seeds having no payload of their own.
- */
-export interface PushBody {
-  body: string;
-  contentType: string;
-}
-
-export const A2A_JSON = "application/a2a+json";
-export const PLAIN_JSON = "application/json";
+export { A2A_JSON, PLAIN_JSON, type PushBody } from "../dialects/index.js";
 /** The v0.3 spec's (and @a2a-js/sdk's) header for a config's `token`. */
 export const TOKEN_HEADER = "X-A2A-Notification-Token";
 
-/** `task` is the current snapshot (needed for v0.3; may be newer than the event, which is harmless there). */
+/**
+ * What a webhook receives for one task update, in the dialect the task was created in (each dialect
+ * folder's push.ts writes it). `task` is the current snapshot (the v0.3 body).
+ */
 export function pushBody(event: LoggedEvent, task: Task): PushBody {
-  switch (task.dialect) {
-    case "v1.0":
-      return { body: JSON.stringify(eventToV10(event)), contentType: A2A_JSON };
-    case "v0.3":
-      return { body: JSON.stringify(taskToV03(task, 0)), contentType: PLAIN_JSON };
-    default:
-      return { body: JSON.stringify(v01.renderEvent(event)), contentType: PLAIN_JSON };
-  }
+  return pushPayload(event, task);
 }
 
 /**

@@ -1,17 +1,13 @@
-import type { AgentConnector } from "../core/agent.js";
-import type { Caller } from "../core/caller.js";
-import type { TaskEngine } from "../core/engine.js";
+import { TaskError } from "../core/errors.js";
 import { isTerminal, TURN_END_STATES, type LoggedEvent, type Task } from "../core/model.js";
-import type { AgentRegistry } from "../agents/registry.js";
-import { assertA2AVersion } from "../dialects/a2a-version.js";
-import { bindMethod, dialectByName, type Dialect } from "../dialects/index.js";
-import type { OutboundEvent } from "../dialects/dialect.js";
+import { assertA2AVersion, bindMethod, dialectByName, type Dialect, type OutboundEvent } from "../dialects/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
+import type { TaskService } from "../service/task-service.js";
+import type { Caller, Scope } from "../service/scope.js";
 import { parseLastEventId } from "../sse/format.js";
 import { failure, success, type RpcId, type RpcResponse } from "./envelope.js";
 import { RpcError, toRpcError } from "./errors.js";
-import { decodePageToken, encodePageToken } from "./page-token.js";
-import { eventFrame, valueFrame } from "./stream-render.js";
+import { eventMessage, valueMessage, type StreamMessage } from "./stream-render.js";
 
 /** Per-call facts from the transport. */
 export interface CallContext {
@@ -21,40 +17,34 @@ export interface CallContext {
   lastEventId?: string;
   /** Agent fixed by the path (`POST /agents/{agentId}`). */
   pathAgentId?: string;
+  /** The authenticated client (API keys configured). */
+  caller?: Caller;
   /** `scheme://host[:port]` the client used, for cards that point back at the router. */
   origin?: string;
-  /** The API key's principal (undefined without keys): task ownership and the agents it may use. */
-  caller?: Caller;
   signal?: AbortSignal;
 }
 
-/** Optional services a dialect method may need; absent ones answer "not supported". */
-export interface PushService {
-  /** `afterSeq`: also deliver the task's logged events after it (a config given with the message gets the whole turn). */
-  set(taskId: string, config: import("../core/model.js").PushNotificationConfig, afterSeq?: number): Promise<import("../core/model.js").PushNotificationConfig>;
-  list(taskId: string): Promise<import("../core/model.js").PushNotificationConfig[]>;
-  delete(taskId: string, configId: string): Promise<void>;
-}
-
 export interface DispatcherDeps {
-  engine: TaskEngine;
-  agents: AgentRegistry;
+  service: TaskService;
   schemas: SchemaRegistry;
-  defaultAgent: string;
-  push?: PushService;
   /** v1.0 GetExtendedAgentCard for an agent (undefined = router). */
   extendedCard?: (agentId: string | undefined, origin?: string) => unknown;
+  /** Told of failures that are not the client's (mapped to a generic -32603 on the wire). */
+  onInternalError?: (err: unknown) => void;
 }
 
 export type DispatchResult =
   | { kind: "json"; body: RpcResponse | RpcResponse[] | undefined }
-  | { kind: "stream"; frames: AsyncIterable<string> };
+  | { kind: "stream"; messages: AsyncIterable<StreamMessage> };
+
+type Operated = { kind: "value"; value: unknown } | { kind: "stream"; messages: AsyncIterable<StreamMessage> };
 
 const STREAMING = new Set(["stream", "resubscribe"]);
 
 /**
- * The framework-free JSON-RPC layer: validates envelopes and params, maps a method to its dialect and
- * operation, drives the engine, and writes results in the request's dialect.
+ * The framework-free JSON-RPC layer: validates envelopes and params, maps a method to its dialect and a
+ * task-service operation, and renders results in the request's dialect. Streaming methods answer with an
+ * iterator of response messages; only the HTTP adapter frames them as SSE.
  */
 export class Dispatcher {
   #deps: DispatcherDeps;
@@ -84,7 +74,7 @@ export class Dispatcher {
     const issue = this.#deps.schemas.check("jsonrpc", req);
     if (issue) return json(failure(id, RpcError.invalidRequest(issue.message, issue.field).toJSON()));
     const { method, params = {} } = req as { method: string; params?: unknown };
-    const isNotification = !(req as object).hasOwnProperty("id");
+    const isNotification = !Object.prototype.hasOwnProperty.call(req, "id");
     try {
       assertA2AVersion(ctx.a2aVersion);
       const binding = bindMethod(method);
@@ -93,15 +83,12 @@ export class Dispatcher {
         throw RpcError.invalidRequest(`${method} streams and cannot be part of a batch`, "method");
       }
       let dialect = binding.dialects[0]!;
-      const check = (d: Dialect) => {
-        const bad = this.#deps.schemas.check(d.paramsSchemaId(method), params);
-        if (bad) throw RpcError.invalidParams(bad.message, bad.field);
-      };
-      check(dialect);
+      const bad = this.#deps.schemas.check(dialect.paramsSchemaId(method), params);
+      if (bad) throw RpcError.invalidParams(bad.message, bad.field);
       // Methods shared by several dialects answer in the dialect the task was created in.
       if (binding.dialects.length > 1) {
         const taskId = dialect.toTaskRef(params).taskId;
-        const task = await this.#deps.engine.getTask(taskId);
+        const task = await this.#deps.service.get(taskId, scopeOf(ctx)).catch(() => undefined);
         if (task) dialect = binding.dialects.find((d) => d.name === task.dialect) ?? dialectByName(task.dialect);
       }
       const result = await this.#operate(binding.operation, dialect, method, params, id, ctx);
@@ -109,191 +96,130 @@ export class Dispatcher {
       return json(isNotification ? undefined : success(id, result.value));
     } catch (err) {
       const e = toRpcError(err);
+      if (!(err instanceof RpcError) && !(err instanceof TaskError)) this.#deps.onInternalError?.(err);
       return json(isNotification ? undefined : failure(id, e.toJSON()));
     }
   }
 
-  async #operate(
-    operation: string,
-    dialect: Dialect,
-    method: string,
-    params: unknown,
-    id: RpcId,
-    ctx: CallContext,
-  ): Promise<{ kind: "value"; value: unknown } | { kind: "stream"; frames: AsyncIterable<string> }> {
-    const { engine } = this.#deps;
+  async #operate(operation: string, dialect: Dialect, method: string, params: unknown, id: RpcId, ctx: CallContext): Promise<Operated> {
+    const { service } = this.#deps;
+    const scope = scopeOf(ctx);
     switch (operation) {
       case "send": {
-        const { req, task, fromSeq } = await this.#beginTurn(dialect, params, ctx);
-        if (dialect.returnsImmediately?.(params)) return { kind: "value", value: dialect.renderSendResult(task, req.historyLength) };
-        const done = (await engine.turnResult(task.id, fromSeq))!;
-        return { kind: "value", value: dialect.renderSendResult(done, req.historyLength) };
+        const req = dialect.toSendRequest(params);
+        if (dialect.returnsImmediately?.(params)) {
+          const { task } = await service.start(req, dialect.name, scope);
+          return value(dialect.renderSendResult(task, req.historyLength));
+        }
+        return value(dialect.renderSendResult(await service.send(req, dialect.name, scope), req.historyLength));
       }
       case "stream": {
-        const { task, fromSeq } = await this.#beginTurn(dialect, params, ctx);
-        const prelude = dialect.streamStartsWithTask ? [valueFrame(id, streamStart(dialect, task))] : [];
-        return { kind: "stream", frames: this.#frames(dialect, id, prelude, [], task.id, fromSeq, ctx.signal) };
+        const req = dialect.toSendRequest(params);
+        const { task, events } = await service.stream(req, dialect.name, scope, ctx.signal);
+        const opening = dialect.streamStartsWithTask ? [valueMessage(id, streamStart(dialect, task))] : [];
+        return { kind: "stream", messages: this.#messages(dialect, id, opening, [], events) };
       }
       case "resubscribe":
         return this.#resubscribe(dialect, params, id, ctx);
       case "get": {
         const ref = dialect.toTaskRef(params);
-        const task = await this.#task(ref.taskId, ctx);
-        return { kind: "value", value: dialect.renderTask(task, ref.historyLength) };
+        return value(dialect.renderTask(await service.get(ref.taskId, scope), ref.historyLength));
       }
       case "cancel": {
         const ref = dialect.toTaskRef(params);
-        await this.#task(ref.taskId, ctx);
-        const task = await engine.cancel(ref.taskId);
-        return { kind: "value", value: dialect.renderTask(task) };
+        return value(dialect.renderTask(await service.cancel(ref.taskId, scope)));
       }
       case "push-set": {
         const ref = dialect.toPushRef(params);
-        await this.#task(ref.taskId, ctx);
-        const saved = await this.#push().set(ref.taskId, ref.config!);
-        return { kind: "value", value: dialect.renderPushConfig(ref.taskId, saved) };
+        return value(dialect.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, scope)));
       }
       case "push-get": {
         const ref = dialect.toPushRef(params);
-        await this.#task(ref.taskId, ctx);
-        const configs = await this.#push().list(ref.taskId);
-        const config = ref.configId ? configs.find((c) => c.id === ref.configId) : configs[0];
-        if (!config) throw RpcError.invalidParams(`no push notification config for task ${ref.taskId}`, "id");
-        return { kind: "value", value: dialect.renderPushConfig(ref.taskId, config) };
+        return value(dialect.renderPushConfig(ref.taskId, await service.getPushConfig(ref.taskId, ref.configId, scope)));
       }
       case "push-list": {
         const ref = dialect.toPushRef(params);
-        await this.#task(ref.taskId, ctx);
-        const configs = await this.#push().list(ref.taskId);
-        return {
-          kind: "value",
-          value: dialect.renderPushConfigList
-            ? dialect.renderPushConfigList(ref.taskId, configs)
-            : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)),
-        };
+        const configs = await service.listPushConfigs(ref.taskId, scope);
+        return value(
+          dialect.renderPushConfigList ? dialect.renderPushConfigList(ref.taskId, configs) : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)),
+        );
       }
       case "push-delete": {
         const ref = dialect.toPushRef(params);
-        await this.#task(ref.taskId, ctx);
-        await this.#push().delete(ref.taskId, ref.configId ?? "default");
-        return { kind: "value", value: dialect.renderPushDeleted ? dialect.renderPushDeleted() : null };
+        await service.deletePushConfig(ref.taskId, ref.configId, scope);
+        return value(dialect.renderPushDeleted ? dialect.renderPushDeleted() : null);
       }
       case "list": {
         if (!dialect.toListQuery || !dialect.renderList) throw RpcError.unsupportedOperation(method);
         const q = dialect.toListQuery(params);
-        const pageSize = Math.min(Math.max(q.pageSize ?? 50, 1), 100);
-        const filter = { contextId: q.contextId, state: q.state, agentId: ctx.pathAgentId, statusSinceMs: statusSince(q.statusTimestampAfter) };
-        const before = q.pageToken ? decodePageToken(q.pageToken) : undefined;
-        // One task more than the page tells whether another page follows.
-        const [tasks, totalSize] = await Promise.all([
-          engine.store.listTasks({ ...filter, before, limit: pageSize + 1 }),
-          engine.store.countTasks(filter),
-        ]);
-        const page = tasks.slice(0, pageSize);
-        const next = tasks.length > pageSize ? encodePageToken(page[page.length - 1]!) : "";
-        const options = { includeArtifacts: q.includeArtifacts, totalSize };
-        return { kind: "value", value: dialect.renderList(page, next, pageSize, q.historyLength, options) };
+        const page = await service.list(q, scope);
+        const options = { includeArtifacts: q.includeArtifacts, totalSize: page.totalSize };
+        return value(dialect.renderList(page.tasks, page.nextPageToken, page.pageSize, q.historyLength, options));
       }
       case "extended-card": {
         if (!this.#deps.extendedCard) throw RpcError.extendedCardNotConfigured();
-        return { kind: "value", value: this.#deps.extendedCard(ctx.pathAgentId, ctx.origin) };
+        return value(this.#deps.extendedCard(ctx.pathAgentId, ctx.origin));
       }
       default:
         throw RpcError.methodNotFound(method);
     }
   }
 
-  async #resubscribe(dialect: Dialect, params: unknown, id: RpcId, ctx: CallContext) {
+  async #resubscribe(dialect: Dialect, params: unknown, id: RpcId, ctx: CallContext): Promise<Operated> {
     const ref = dialect.toTaskRef(params);
-    const task = await this.#task(ref.taskId, ctx);
+    const scope = scopeOf(ctx);
     const last = parseLastEventId(ctx.lastEventId);
     if (last instanceof Error) throw RpcError.invalidParams(last.message, "Last-Event-ID");
+    const { service } = this.#deps;
     if (last !== undefined) {
-      if (last > task.lastSeq) throw RpcError.invalidParams(`Last-Event-ID ${last} is beyond the task's last event ${task.lastSeq}`, "Last-Event-ID");
-      return { kind: "stream" as const, frames: this.#frames(dialect, id, [], [], task.id, last, ctx.signal) };
+      const { events } = await service.resubscribe(ref.taskId, scope, { afterSeq: last, signal: ctx.signal });
+      return { kind: "stream", messages: this.#messages(dialect, id, [], [], events) };
+    }
+    const current = await service.get(ref.taskId, scope);
+    // v1.0: any task that is not terminal may be subscribed to (one waiting for input gets its Task).
+    if (dialect.finishedResubscribe === "unsupported" && isTerminal(current.status.state)) {
+      throw RpcError.unsupportedOperation(`task ${current.id} is already ${current.status.state}`, { taskId: current.id, state: current.status.state });
+    }
+    const { task, events, lastStatusMetadata } = await service.resubscribe(ref.taskId, scope, { signal: ctx.signal });
+    if (dialect.streamStartsWithTask) {
+      return { kind: "stream", messages: this.#messages(dialect, id, [valueMessage(id, streamStart(dialect, task))], [], events) };
     }
     const turnOver = TURN_END_STATES.has(task.status.state);
-    // v1.0: any task that is not terminal may be subscribed to (one waiting for input gets its Task).
-    if (dialect.finishedResubscribe === "unsupported" && isTerminal(task.status.state)) {
-      throw RpcError.unsupportedOperation(`task ${task.id} is already ${task.status.state}`, { taskId: task.id, state: task.status.state });
-    }
-    if (dialect.streamStartsWithTask) {
-      return { kind: "stream" as const, frames: this.#frames(dialect, id, [valueFrame(id, streamStart(dialect, task))], [], task.id, task.lastSeq, ctx.signal) };
-    }
     const base = { taskId: task.id, contextId: task.contextId, seq: undefined };
-    const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: turnOver };
-    if (turnOver) {
-      // The closing status of a finished turn carries what its logged final event carried (cost, history).
-      const [last] = await this.#deps.engine.store.readEvents(task.id, task.lastSeq - 1, 1);
-      if (last?.kind === "status" && last.metadata) status.metadata = last.metadata;
-    }
+    // The closing status of a finished turn carries what its logged final event carried (cost, history).
+    const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: turnOver, ...(lastStatusMetadata && { metadata: lastStatusMetadata }) };
     const artifacts: OutboundEvent[] = task.artifacts.map((artifact) => ({ ...base, kind: "artifact", artifact }));
     const snapshot = turnOver ? [...artifacts, status] : [status, ...artifacts];
-    if (turnOver) return { kind: "stream" as const, frames: this.#frames(dialect, id, [], snapshot, task.id, null, ctx.signal) };
-    return { kind: "stream" as const, frames: this.#frames(dialect, id, [], snapshot, task.id, task.lastSeq, ctx.signal) };
+    return { kind: "stream", messages: this.#messages(dialect, id, [], snapshot, turnOver ? undefined : events) };
   }
 
-  /** Opening frames, synthetic snapshot events, then the log from `afterSeq` (null: nothing live). */
-  async *#frames(
+  /** Opening messages, synthetic snapshot events, then the logged events (absent: nothing live follows). */
+  async *#messages(
     dialect: Dialect,
     id: RpcId,
-    opening: string[],
+    opening: StreamMessage[],
     snapshot: OutboundEvent[],
-    taskId: string,
-    afterSeq: number | null,
-    signal?: AbortSignal,
-  ): AsyncGenerator<string> {
+    events: AsyncIterable<LoggedEvent> | undefined,
+  ): AsyncGenerator<StreamMessage> {
     yield* opening;
-    for (const e of snapshot) yield eventFrame(dialect, id, e);
-    if (afterSeq === null) return;
+    for (const e of snapshot) yield eventMessage(dialect, id, e);
+    if (!events) return;
     // The engine decides where a stream ends (after a turn's last event that nothing follows).
-    for await (const event of this.#deps.engine.events(taskId, afterSeq, signal)) yield eventFrame(dialect, id, event as LoggedEvent);
+    for await (const event of events) yield eventMessage(dialect, id, event);
   }
+}
 
-  #pickAgent(pathAgentId: string | undefined, metadata: Record<string, unknown>): AgentConnector {
-    const wanted = pathAgentId ?? (typeof metadata.agent === "string" ? metadata.agent : undefined) ?? this.#deps.defaultAgent;
-    const agent = this.#deps.agents.find(wanted);
-    if (!agent) throw RpcError.unknownAgent(wanted);
-    if (!agent.isOnline()) throw RpcError.agentUnavailable(agent.info.id);
-    return agent;
-  }
-
-  /** What send and stream share: read the request, pick the agent, start the turn, register its webhook. */
-  async #beginTurn(dialect: Dialect, params: unknown, ctx: CallContext) {
-    const req = dialect.toSendRequest(params);
-    await this.#checkTaskRef(dialect, req.taskId);
-    const agent = this.#pickAgent(ctx.pathAgentId, req.metadata);
-    const { task, fromSeq } = await this.#deps.engine.startTurn(req, dialect.name, agent);
-    if (req.pushNotification) await this.#push().set(task.id, req.pushNotification, fromSeq);
-    return { req, task, fromSeq };
-  }
-
-  /** v0.3/v1.0 clients may only name tasks that exist (the router makes their ids; v1.0 spec 3.4.2). */
-  async #checkTaskRef(dialect: Dialect, taskId: string | undefined): Promise<void> {
-    if (taskId !== undefined && dialect.clientNamesTasks === false && !(await this.#deps.engine.getTask(taskId))) {
-      throw RpcError.taskNotFound(taskId);
-    }
-  }
-
-  /** The task, as seen from the endpoint: `/agents/{id}` only sees that agent's tasks. */
-  async #task(taskId: string, ctx: CallContext): Promise<Task> {
-    const task = await this.#deps.engine.getTask(taskId);
-    if (!task) throw RpcError.taskNotFound(taskId);
-    if (ctx.pathAgentId !== undefined && this.#deps.agents.find(ctx.pathAgentId)?.info.id !== task.agentId) {
-      throw RpcError.taskNotFound(taskId);
-    }
-    return task;
-  }
-
-  #push(): PushService {
-    if (!this.#deps.push) throw RpcError.pushNotSupported();
-    return this.#deps.push;
-  }
+function scopeOf(ctx: CallContext): Scope {
+  return { ...(ctx.caller && { caller: ctx.caller }), ...(ctx.pathAgentId !== undefined && { agentId: ctx.pathAgentId }) };
 }
 
 /** The opening `result` of a stream that starts with the Task (v1.0: `{task}`). */
 function streamStart(dialect: Dialect, task: Task): unknown {
   return dialect.renderStreamStart ? dialect.renderStreamStart(task) : dialect.renderTask(task);
+}
+
+function value(v: unknown): Operated {
+  return { kind: "value", value: v };
 }
 
 function json(body: RpcResponse | undefined): DispatchResult {
@@ -306,12 +232,4 @@ function requestId(req: unknown): RpcId {
     if (typeof id === "string" || typeof id === "number" || id === null) return id;
   }
   return null;
-}
-
-/** v1.0 ListTasks `statusTimestampAfter` as epoch ms (the schema checked its form; this catches what it lets by). */
-function statusSince(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw RpcError.invalidParams(`statusTimestampAfter is not a time: "${iso}"`, "statusTimestampAfter");
-  return ms;
 }

@@ -1,4 +1,5 @@
 /** JSON-RPC: envelopes, the error table, and the framework-free dispatcher. */
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorBody } from "./errors.js";
 export { success, failure, successFrame, type RpcId, type RpcRequest, type RpcResponse } from "./envelope.js";
-export { Dispatcher, type CallContext, type DispatcherDeps, type DispatchResult, type PushService } from "./dispatcher.js";
+export { Dispatcher, type CallContext, type DispatcherDeps, type DispatchResult } from "./dispatcher.js";
+export type { StreamMessage } from "./stream-render.js";

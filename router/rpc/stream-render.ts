@@ -1,7 +1,18 @@
-import type { Dialect, OutboundEvent } from "../dialects/dialect.js";
+import type { Dialect, OutboundEvent } from "../dialects/index.js";
 import type { RpcId } from "./envelope.js";
 import { successFrame } from "./envelope.js";
-import { formatEvent } from "../sse/format.js";
+
+/**
+ * One message of a streaming JSON-RPC response: the serialized response object and, for logged events, the
+ * seq that the transport writes as its event id. Serialized here, once, because every stream of a dialect
+ * shares an event's `result` JSON: the SSE adapter only frames it.
+ */
+export interface StreamMessage {
+  /** The logged event's seq; absent for synthetic snapshots, which are not in the log. */
+  seq?: number;
+  /** The JSON text of one JSON-RPC response object. */
+  data: string;
+}
 
 /**
  * Renders each logged event once per dialect: streams of the same dialect share the JSON of an event's
@@ -21,12 +32,13 @@ export function renderResultJson(dialect: Dialect, event: OutboundEvent): string
   return json;
 }
 
-/** One SSE frame: `id: <seq>` for logged events, none for synthetic snapshots. */
-export function eventFrame(dialect: Dialect, requestId: RpcId, event: OutboundEvent): string {
-  return formatEvent(successFrame(requestId, renderResultJson(dialect, event)), event.seq);
+/** The response message of one event, with its seq when it is logged. */
+export function eventMessage(dialect: Dialect, requestId: RpcId, event: OutboundEvent): StreamMessage {
+  const data = successFrame(requestId, renderResultJson(dialect, event));
+  return event.seq === undefined ? { data } : { seq: event.seq, data };
 }
 
-/** A frame whose result is any value (v1.0's opening Task). */
-export function valueFrame(requestId: RpcId, result: unknown): string {
-  return formatEvent(successFrame(requestId, JSON.stringify(result)));
+/** A message whose result is any value (v1.0's opening Task). */
+export function valueMessage(requestId: RpcId, result: unknown): StreamMessage {
+  return { data: successFrame(requestId, JSON.stringify(result)) };
 }

@@ -39,6 +39,7 @@ export function matchesFilters(task: Task, filter: ListTasksFilter): boolean {
     (filter.contextId === undefined || task.contextId === filter.contextId) &&
     (filter.state === undefined || task.status.state === filter.state) &&
     (filter.agentId === undefined || task.agentId === filter.agentId) &&
+    (filter.owner === undefined || task.owner === filter.owner) &&
     (filter.statusSinceMs === undefined || statusMs(task.status.timestamp, task.updatedAt) >= filter.statusSinceMs)
   );
 }

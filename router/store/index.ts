@@ -1,6 +1,7 @@
 /**
- * The task stores: memory, SQLite and Redis, all behind router/core/store.ts's TaskStore, and `openStore`,
- * which turns a `--store` value into an open store.
+ * The task stores: memory, SQLite and Redis, all behind router/core/store.ts's TaskStore (and its
+ * MemoryRecordStore, for the hosted agents' conversations), and `openStore`, which turns a `--store` value into
+ * an open store.
  *
  * One router per store. A router's log writes and its start-up recovery (failing every unfinished task) assume
  * nobody else writes the store, so a second router on it would fail the first one's tasks in flight. Opening
@@ -8,7 +9,7 @@
  * moment its process ends, even by SIGKILL), Redis by the `<prefix>owner` key (freed on close, or up to
  * 15 s after a router that died without closing). `memory` and `sqlite::memory:` are private to the process.
  */
-import type { TaskStore } from "../core/store.js";
+import type { MemoryRecordStore, TaskStore } from "../core/store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore, type RedisStoreOptions } from "./redis-store.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -16,6 +17,9 @@ import { SqliteStore } from "./sqlite-store.js";
 export { MemoryStore } from "./memory-store.js";
 export { SqliteStore } from "./sqlite-store.js";
 export { RedisStore, type RedisStoreOptions } from "./redis-store.js";
+
+/** What `openStore` opens: tasks and conversations in one place. */
+export type RouterStore = TaskStore & MemoryRecordStore;
 
 /** A parsed `--store` value. */
 export type StoreSpec = { kind: "memory" } | { kind: "sqlite"; path: string } | { kind: "redis"; url: string };
@@ -49,7 +53,7 @@ export function parseStoreSpec(spec: string): StoreSpec {
  * before this resolves, so an unreachable server, a missing database or a store in use fails at start-up with
  * one line; `redis` options (key prefix, owner TTL, logger) apply to Redis only.
  */
-export async function openStore(spec: string, redis: RedisStoreOptions = {}): Promise<TaskStore> {
+export async function openStore(spec: string, redis: RedisStoreOptions = {}): Promise<RouterStore> {
   const parsed = parseStoreSpec(spec);
   switch (parsed.kind) {
     case "memory":

@@ -1,5 +1,5 @@
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import {
   checkCount,
   checkListQuery,
@@ -20,7 +20,7 @@ import {
  * cloned, or whose events would leave a gap in a log, leaves the store as it was. An event whose seq is already
  * in its log is skipped (see `continuesLog`): committing a batch twice stores it once.
  */
-export class MemoryStore implements TaskStore {
+export class MemoryStore implements TaskStore, MemoryRecordStore {
   readonly kind = "memory" as const;
   #tasks = new Map<string, Task>();
   /** Per task, its log: seq n at index n-1. */

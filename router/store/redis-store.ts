@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { silentLogger } from "../observability/logger.js";
 import {
   checkCount,
@@ -164,7 +164,7 @@ const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
  * before its first await, so callers may mutate what they passed as soon as the call returns. Push configs come
  * back ordered by config id; adding a memory whose id is already stored is a no-op.
  */
-export class RedisStore implements TaskStore {
+export class RedisStore implements TaskStore, MemoryRecordStore {
   readonly kind = "redis" as const;
   readonly url: string;
   readonly prefix: string;
@@ -293,11 +293,12 @@ export class RedisStore implements TaskStore {
 
   /**
    * Exact without reading any task for the equality filters: COMMIT_LUA keeps every index to exactly the
-   * tasks it names. A status-time filter is checked on each task of the narrowest index.
+   * tasks it names. A status-time or owner filter is checked on each task of the narrowest index (owners
+   * have no index: keys are few and a listing is almost always narrowed by context or agent as well).
    */
   async countTasks(filter: ListTasksFilter): Promise<number> {
     const indexes = this.#filterIndexes(filter);
-    if (filter.statusSinceMs !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
+    if (filter.statusSinceMs !== undefined || filter.owner !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
     if (indexes.length === 0) return this.#redis.zcard(this.#key("tasks"));
     if (indexes.length === 1) return this.#redis.zcard(indexes[0]);
     return this.#redis.zintercard(indexes.length, ...indexes);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, statusMs, timeMs } from "./common.js";
 
 const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
@@ -33,11 +33,13 @@ CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
 
 type JsonRow = { json: string };
 type CountRow = { n: number };
-type Filter = "contextId" | "state" | "agentId" | "statusSinceMs" | "before";
+type Filter = "contextId" | "state" | "agentId" | "owner" | "statusSinceMs" | "before";
 const FILTER_SQL: Record<Filter, string> = {
   contextId: "context_id = @contextId",
   state: "state = @state",
   agentId: "agent_id = @agentId",
+  // Read from the task's JSON: keeps databases of earlier versions readable without a migration.
+  owner: "json_extract(json, '$.owner') = @owner",
   // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
   statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
   // A row value, so the cursor follows the ORDER BY exactly (and can walk the (updated_at, id) index).
@@ -59,7 +61,7 @@ const FILTER_SQL: Record<Filter, string> = {
  * Statements are prepared once (listTasks and countTasks: once per combination of filters). Push configs come
  * back ordered by config id; adding a memory whose id is already stored is a no-op.
  */
-export class SqliteStore implements TaskStore {
+export class SqliteStore implements TaskStore, MemoryRecordStore {
   readonly kind = "sqlite" as const;
   readonly path: string;
   #db: Database.Database;
@@ -282,7 +284,7 @@ function holderPid(path: string): string {
 function bindFilters(filter: ListTasksFilter): { used: Filter[]; params: Record<string, unknown> } {
   const used: Filter[] = [];
   const params: Record<string, unknown> = {};
-  for (const name of ["contextId", "state", "agentId", "statusSinceMs"] as const) {
+  for (const name of ["contextId", "state", "agentId", "owner", "statusSinceMs"] as const) {
     const value = filter[name];
     if (value === undefined) continue;
     used.push(name);

@@ -1,5 +1,5 @@
 import type { DialectName } from "../core/model.js";
-import { isRecord } from "../dialects/parts.js";
+import { isRecord, isV10Card, v03CardEndpoints, v10CardEndpoints } from "../dialects/index.js";
 import { deadline } from "./deadline.js";
 
 /** What the router learns about an upstream agent from its card. */
@@ -11,6 +11,11 @@ export interface DiscoveredAgent {
   streaming: boolean;
   /** The JSON-RPC endpoint to call (the card's, for the chosen dialect, when it names one; else the configured url). */
   endpoint: string;
+  /**
+   * Whether the agent's server answered at all (a card, or an HTTP error for every location). False when
+   * no location could be reached: the agent is down, and the rest of this result is only the defaults.
+   */
+  reached: boolean;
 }
 
 const WELL_KNOWN = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
@@ -44,63 +49,56 @@ export function parseProtocol(value: string): DialectName {
   return dialect;
 }
 
-/** The card's JSON-RPC endpoints by the dialect they speak (relative URLs resolved against `cardUrl`). */
+/**
+ * The card's JSON-RPC endpoints by the dialect they speak (relative URLs resolved against `cardUrl`):
+ * v1.0's `supportedInterfaces` first, then the v0.3/v0.1 members (`url`, `additionalInterfaces`); the
+ * first endpoint of a dialect wins, and versions the router does not speak are passed over.
+ */
 export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<DialectName, string> {
   const out = new Map<DialectName, string>();
-  const add = (dialect: DialectName | undefined, url: unknown) => {
-    if (!dialect || typeof url !== "string" || url === "" || out.has(dialect)) return;
+  for (const { url, protocolVersion } of [...v10CardEndpoints(card), ...v03CardEndpoints(card)]) {
+    const dialect = dialectOfVersion(protocolVersion);
+    if (!dialect || url === "" || out.has(dialect)) continue;
     out.set(dialect, resolveUrl(url, cardUrl));
-  };
-  const dialectOf = (version: unknown, fallback: DialectName) => {
-    if (typeof version !== "string" || version === "") return fallback;
-    try {
-      return parseProtocol(version);
-    } catch {
-      return undefined; // a version the router does not speak
-    }
-  };
-  const isJsonRpc = (binding: unknown) => binding === undefined || String(binding).toUpperCase() === "JSONRPC";
-
-  // v1.0: supportedInterfaces, each with its own protocolVersion.
-  if (Array.isArray(card.supportedInterfaces)) {
-    for (const i of card.supportedInterfaces.filter(isRecord)) {
-      if (isJsonRpc(i.protocolBinding)) add(dialectOf(i.protocolVersion, "v1.0"), i.url);
-    }
-  }
-  // v0.3: `url` speaks `preferredTransport` (JSONRPC when absent); additionalInterfaces speak the card's version.
-  const cardDialect = dialectOf(card.protocolVersion, "preferredTransport" in card || "additionalInterfaces" in card ? "v0.3" : "v0.1");
-  if (isJsonRpc(card.preferredTransport)) add(cardDialect, card.url);
-  if (Array.isArray(card.additionalInterfaces)) {
-    for (const i of card.additionalInterfaces.filter(isRecord)) {
-      if (isJsonRpc(i.transport)) add(cardDialect, i.url);
-    }
   }
   return out;
+}
+
+function dialectOfVersion(version: string): DialectName | undefined {
+  try {
+    return parseProtocol(version);
+  } catch {
+    return undefined; // a version the router does not speak
+  }
 }
 
 /** Infers an agent card's dialect: the best JSON-RPC interface it offers that the router speaks. */
 export function dialectOfCard(card: Record<string, unknown>): DialectName {
   const endpoints = jsonRpcEndpoints(card);
-  return PREFERENCE.find((d) => endpoints.has(d)) ?? (Array.isArray(card.supportedInterfaces) ? "v1.0" : "v0.1");
+  return PREFERENCE.find((d) => endpoints.has(d)) ?? (isV10Card(card) ? "v1.0" : "v0.1");
 }
 
 /**
  * Reads an upstream agent's card from the well-known paths and picks its dialect (config `protocol`
  * wins), its JSON-RPC endpoint for that dialect, and whether it streams (`capabilities.streaming`, which
  * A2A defaults to false). No card reachable means a v0.1 streaming agent at the configured URL, unless
- * `protocol` says otherwise; a later call can try again.
+ * `protocol` says otherwise; a later call can try again. `signal` gives up the lookup (router shutdown).
  */
 export async function discoverAgent(
   url: string,
   headers: Record<string, string> = {},
   protocol?: string,
+  signal?: AbortSignal,
 ): Promise<DiscoveredAgent> {
   const wanted = protocol ? parseProtocol(protocol) : undefined;
+  let reached = false;
   for (const cardUrl of cardUrls(url)) {
+    if (signal?.aborted) break;
     let card: unknown;
-    const limit = deadline(DISCOVERY_TIMEOUT_MS);
+    const limit = deadline(DISCOVERY_TIMEOUT_MS, signal);
     try {
       const res = await fetch(cardUrl, { headers: { ...CARD_REQUEST_HEADERS, ...headers }, signal: limit.signal });
+      reached = true;
       if (!res.ok) {
         await res.body?.cancel().catch(() => undefined);
         continue;
@@ -121,9 +119,10 @@ export async function discoverAgent(
       dialect,
       streaming: caps.streaming === true,
       endpoint: cardEndpoint ? reachableFrom(cardEndpoint, url) : isCardUrl(url) ? new URL(url).origin : url,
+      reached,
     };
   }
-  return { dialect: wanted ?? "v0.1", streaming: true, endpoint: url };
+  return { dialect: wanted ?? "v0.1", streaming: true, endpoint: url, reached };
 }
 
 function resolveUrl(url: string, base?: string): string {

@@ -1,13 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
-import type { AgentUpdate } from "../core/model.js";
-import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
+import { isTerminal, type AgentUpdate, type TaskState } from "../core/model.js";
+import { inRouterTerms, upstreamProtocol, type UpstreamIds, type UpstreamProtocol } from "../dialects/index.js";
+import { RpcError } from "../rpc/errors.js";
 import { discoverAgent, parseProtocol, type DiscoveredAgent } from "./card-discovery.js";
 import { deadline } from "./deadline.js";
-import { upstreamProtocol } from "./protocols/index.js";
-import type { UpstreamCall } from "./protocol.js";
+import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
+import { postCall, rpcResult, sseResults, UpstreamUnreachable } from "./transport.js";
 
 export interface HttpAgentConfig {
   id: string;
@@ -16,43 +15,76 @@ export interface HttpAgentConfig {
   protocol?: string;
 }
 
+/** How the router treats its upstream agents (config `limits.upstreamIdleMs`; the rest for tests). */
+export interface HttpAgentOptions {
+  /** An upstream SSE stream silent (no event, no comment) longer than this fails its task. */
+  idleMs?: number;
+  /** Backoff of the card lookups of an agent that could not be reached. */
+  retry?: RetryPolicy;
+}
+
+const DEFAULTS = { idleMs: 300_000, retry: RETRY_DEFAULTS };
 const CANCEL_TIMEOUT_MS = 5000;
-/** How long a failed card lookup is trusted before the next turn looks again. */
+/** How long a card-less (but reachable) agent's defaults are trusted before a turn looks for a card again. */
 const REDISCOVER_AFTER_MS = 60_000;
-/** How long a turn waits for its agent's very first card lookup before going ahead with the defaults. */
-const FIRST_LOOKUP_WAIT_MS = 2000;
 
 /**
  * An upstream A2A agent reached over HTTP. The router is its client: it forwards each turn (streaming
- * when the agent streams), parses its SSE with eventsource-parser, and turns every upstream failure
- * (refused connection, HTTP error, JSON-RPC error, a stream cut short) into an error the engine logs as
- * a final `failed` event.
+ * when the agent streams) in the agent's dialect (router/dialects/<dialect>/agent.ts), parses its SSE,
+ * and turns every upstream failure (refused connection, HTTP error, JSON-RPC error, a stream cut short or
+ * gone silent) into an error the engine logs as a final `failed` event.
+ *
+ * Liveness: the agent is online once its server has answered a card lookup (with a card, or without one:
+ * a card-less v0.1 agent). Until then, and again after a turn finds it unreachable, it is offline (sends
+ * to it are refused as agent unavailable) and its card is looked up again with capped, jittered backoff
+ * until it answers or the router closes.
  */
 export class HttpAgent implements AgentConnector {
   info: AgentInfo;
   #cfg: HttpAgentConfig;
+  #opts: typeof DEFAULTS;
   #log: Logger;
   #found: DiscoveredAgent | undefined;
-  #upstreamIds = new Map<string, string>();
-  #discovery: Promise<void> | undefined;
+  #online = false;
+  /** The upstream's own ids per router task, while the task may take another turn or a cancel. */
+  #upstreamIds = new Map<string, UpstreamIds>();
+  #discovery: Promise<boolean> | undefined;
   #triedAt = 0;
+  #retrier: Retrier;
+  /** Whether the current outage was logged (once per outage, not once per retry). */
+  #outageLogged = false;
+  #closing = new AbortController();
 
-  constructor(cfg: HttpAgentConfig, logger: Logger) {
+  constructor(cfg: HttpAgentConfig, logger: Logger, options: HttpAgentOptions = {}) {
     this.#cfg = cfg;
     this.#log = logger;
+    this.#opts = { ...DEFAULTS, ...options };
+    this.#retrier = new Retrier(() => this.discover(), this.#opts.retry);
     this.info = { id: cfg.id, name: cfg.id, description: `Upstream A2A agent at ${cfg.url}`, transport: "http", skills: [], streaming: true };
   }
 
-  /** Reads the agent's card; concurrent callers share one lookup. */
-  discover(): Promise<void> {
+  /**
+   * Reads the agent's card; concurrent callers share one lookup. Resolves whether the agent was reached;
+   * an unreachable agent is looked up again later, on its own.
+   */
+  discover(): Promise<boolean> {
     this.#discovery ??= this.#discover().finally(() => (this.#discovery = undefined));
     return this.#discovery;
   }
 
-  async #discover(): Promise<void> {
+  async #discover(): Promise<boolean> {
     this.#triedAt = Date.now();
-    const found = await discoverAgent(this.#cfg.url, this.#cfg.headers, this.#cfg.protocol);
+    const found = await discoverAgent(this.#cfg.url, this.#cfg.headers, this.#cfg.protocol, this.#closing.signal);
+    if (this.#closing.signal.aborted) return false;
+    if (!found.reached) {
+      this.#offline("no card location answered");
+      return false;
+    }
     this.#found = found;
+    this.#retrier.reset();
+    this.#outageLogged = false;
+    if (!this.#online) this.#log.info({ agent: this.#cfg.id, url: this.#cfg.url, dialect: found.dialect }, "upstream agent is online");
+    this.#online = true;
     const card = found.card;
     const skills = Array.isArray(card?.skills) ? (card.skills as Array<Record<string, unknown>>) : [];
     this.info = {
@@ -71,136 +103,117 @@ export class HttpAgent implements AgentConnector {
       ...(card && { card }),
     };
     if (!card) this.#log.warn({ agent: this.#cfg.id, url: this.#cfg.url }, "no agent card found; assuming a v0.1 streaming agent");
-  }
-
-  isOnline(): boolean {
     return true;
   }
 
+  /** Marks the agent offline and keeps looking for it. */
+  #offline(why: string): void {
+    if (!this.#outageLogged) {
+      this.#outageLogged = true;
+      this.#log.warn({ agent: this.#cfg.id, url: this.#cfg.url, why }, "upstream agent is unreachable; retrying with backoff");
+    }
+    this.#online = false;
+    this.#retrier.schedule();
+  }
+
+  isOnline(): boolean {
+    return this.#online;
+  }
+
+  /** Stops the retries and any lookup in flight (router shutdown). */
+  close(): void {
+    this.#closing.abort();
+    this.#retrier.stop();
+  }
+
   async *execute(ctx: ExecuteContext): AsyncGenerator<AgentUpdate> {
-    // Never let card lookups hold a turn for long: the first turn waits at most FIRST_LOOKUP_WAIT_MS for the
-    // first lookup; a card-less agent is looked up again in the background every REDISCOVER_AFTER_MS; until
-    // a card is found the defaults apply (v0.1, streaming, the configured URL).
-    if (!this.#found) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.discover(), new Promise<void>((r) => (timer = setTimeout(r, FIRST_LOOKUP_WAIT_MS)))]);
-      clearTimeout(timer);
-    } else if (!this.#found.card && !this.#discovery && Date.now() - this.#triedAt > REDISCOVER_AFTER_MS) {
+    // A card-less agent runs on the defaults; now and then a turn looks for a card again, in the background.
+    if (this.#found && !this.#found.card && !this.#discovery && Date.now() - this.#triedAt > REDISCOVER_AFTER_MS) {
       void this.discover();
     }
     const found = this.#found ?? { dialect: this.#cfg.protocol ? parseProtocol(this.#cfg.protocol) : "v0.1", streaming: true, endpoint: this.#cfg.url };
     const protocol = upstreamProtocol(found.dialect);
-    const upstreamTaskId = this.#upstreamIds.get(ctx.task.id);
-    const call = protocol.turn(ctx, found.streaming, upstreamTaskId);
-    const res = await this.#post(call, ctx.signal, found.streaming);
+    const known = this.#upstreamIds.get(ctx.task.id) ?? {};
+    const call = protocol.turn(ctx, found.streaming, known.taskId);
+    let res: Response;
     try {
-      const type = res.headers.get("content-type") ?? "";
-      if (type.includes("text/event-stream")) {
+      res = await postCall(this.#cfg.id, found.endpoint, call, { signal: ctx.signal, stream: found.streaming, headers: this.#cfg.headers });
+    } catch (err) {
+      if (err instanceof UpstreamUnreachable) this.#offline(err.message);
+      throw err;
+    }
+    const read = { ids: known, protocol, ctx };
+    let lastState: TaskState | undefined;
+    try {
+      if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         let index = 0;
-        for await (const result of this.#sseResults(res)) {
-          this.#remember(ctx.task.id, protocol.upstreamTaskId?.(result));
-          yield* protocol.fromStreamResult(result, { index: index++, followUp: upstreamTaskId !== undefined });
+        const followUp = known.taskId !== undefined;
+        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs)) {
+          const updates = this.#translate(read, result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
+          for (const u of updates) {
+            if (u.kind === "status") lastState = u.status.state;
+            yield u;
+          }
         }
       } else {
-        const result = rpcResult(await res.json(), call.method);
-        this.#remember(ctx.task.id, protocol.upstreamTaskId?.(result));
-        yield* protocol.fromSendResult(result);
+        const result = rpcResult(await this.#json(res), this.#cfg.id, call.method);
+        for (const u of this.#translate(read, result, () => protocol.fromSendResult(result))) {
+          if (u.kind === "status") lastState = u.status.state;
+          yield u;
+        }
       }
     } finally {
       await res.body?.cancel().catch(() => undefined);
+      // A finished task takes no more turns and no cancel; a canceled or timed-out one still gets the cancel.
+      if (lastState !== undefined && isTerminal(lastState) && !ctx.signal.aborted) this.#upstreamIds.delete(ctx.task.id);
+    }
+  }
+
+  /**
+   * One upstream result as internal updates in the router's terms: the upstream's ids learned first (the
+   * first result names them), then every update rewritten to the router's ids with its text kind named.
+   */
+  #translate(
+    read: { ids: UpstreamIds; protocol: UpstreamProtocol; ctx: ExecuteContext },
+    result: unknown,
+    updates: () => AgentUpdate[],
+  ): AgentUpdate[] {
+    const { ids, protocol, ctx } = read;
+    const named = protocol.upstreamIds?.(result) ?? {};
+    ids.taskId ??= named.taskId;
+    ids.contextId ??= named.contextId;
+    if (ids.taskId !== undefined && ids.taskId !== ctx.task.id) this.#upstreamIds.set(ctx.task.id, ids);
+    let out: AgentUpdate[];
+    try {
+      out = updates();
+    } catch (err) {
+      // Our own translators say what was wrong; a TypeError from an odd shape must not reach a client as is.
+      if (err instanceof RpcError || (err instanceof Error && err.constructor === Error)) throw err;
+      throw new Error(`Upstream agent ${this.#cfg.id} sent a result the router cannot read`);
+    }
+    const scope = { taskId: ctx.task.id, contextId: ctx.task.contextId, upstream: ids, workingTextKind: protocol.workingTextKind };
+    return out.map((u) => inRouterTerms(u, scope));
+  }
+
+  async #json(res: Response): Promise<unknown> {
+    try {
+      return await res.json();
+    } catch {
+      throw new Error(`Upstream agent ${this.#cfg.id} answered with something that is not JSON`);
     }
   }
 
   async cancel(taskId: string): Promise<void> {
     const found = this.#found;
     if (!found) return;
-    const call = upstreamProtocol(found.dialect).cancel(this.#upstreamIds.get(taskId) ?? taskId);
+    const call = upstreamProtocol(found.dialect).cancel(this.#upstreamIds.get(taskId)?.taskId ?? taskId);
     const limit = deadline(CANCEL_TIMEOUT_MS);
     try {
-      const res = await this.#post(call, limit.signal, false);
+      const res = await postCall(this.#cfg.id, found.endpoint, call, { signal: limit.signal, stream: false, headers: this.#cfg.headers });
       await res.body?.cancel();
     } finally {
       limit.clear();
+      this.#upstreamIds.delete(taskId);
     }
   }
-
-  #remember(taskId: string, upstreamId: string | undefined): void {
-    if (upstreamId && upstreamId !== taskId) this.#upstreamIds.set(taskId, upstreamId);
-  }
-
-  async #post(call: UpstreamCall, signal: AbortSignal, stream: boolean): Promise<Response> {
-    const endpoint = this.#found?.endpoint ?? this.#cfg.url;
-    let res: Response;
-    try {
-      res = await fetch(endpoint, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: stream ? "text/event-stream, application/json" : "application/json",
-          ...this.#cfg.headers,
-          ...call.headers,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method: call.method, params: call.params }),
-        signal,
-      });
-    } catch (err) {
-      if (signal.aborted) throw err;
-      const cause = (err as { cause?: { message?: string; code?: string } }).cause;
-      const why = cause?.message ?? (err as Error).message;
-      // A reset or closed socket happened after connecting; anything else never reached the agent.
-      const cut = /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(cause?.code ?? "");
-      throw new Error(
-        cut
-          ? `Upstream agent ${this.#cfg.id} closed the connection before answering: ${why}`
-          : `Upstream agent ${this.#cfg.id} is unreachable: ${why}`,
-      );
-    }
-    if (!res.ok) {
-      const text = await res.text().catch(() => "");
-      throw new Error(`Upstream agent ${this.#cfg.id} answered HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ""}`);
-    }
-    return res;
-  }
-
-  async *#sseResults(res: Response): AsyncGenerator<unknown> {
-    if (!res.body) throw new Error(`Upstream agent ${this.#cfg.id} sent an empty stream`);
-    const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-    const reader = events.getReader();
-    try {
-      yield* this.#readResults(reader);
-    } finally {
-      // Early return (turn canceled or ended): cancelling the parser's stream closes the connection too.
-      await reader.cancel().catch(() => undefined);
-    }
-  }
-
-  async *#readResults(reader: ReadableStreamDefaultReader<{ data: string }>): AsyncGenerator<unknown> {
-    for (;;) {
-      let next: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        next = await reader.read();
-      } catch (err) {
-        // fetch reports a cut connection as "terminated": say what happened, in the agent's terms.
-        const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
-        throw new Error(`Upstream agent ${this.#cfg.id} closed its stream before a final status (${cause})`);
-      }
-      if (next.done) return;
-      const event = next.value;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(event.data);
-      } catch {
-        throw new Error(`Upstream agent ${this.#cfg.id} sent an event that is not JSON`);
-      }
-      yield rpcResult(payload, "stream");
-    }
-  }
-}
-
-function rpcResult(payload: unknown, method: string): unknown {
-  if (exceedsDepth(payload)) throw new Error(`Upstream agent sent JSON nested deeper than ${MAX_JSON_DEPTH} levels on ${method}`);
-  const p = payload as { result?: unknown; error?: { code?: number; message?: string } };
-  if (p?.error) throw new Error(`Upstream agent error ${p.error.code ?? ""} on ${method}: ${p.error.message ?? "unknown error"}`.replace("  ", " "));
-  if (!p || !("result" in p)) throw new Error(`Upstream agent sent a response without result on ${method}`);
-  return p.result;
 }

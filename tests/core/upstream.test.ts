@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { createReplyReader } from "../../router/core/reply.js";
 import type { RunningRouter } from "../../router/index.js";
 import { getJson, openStream, rpc, statusText, userMessage, type Json } from "../helpers/rpc.js";
 import { until } from "../interop/helpers.js";
@@ -53,6 +54,12 @@ describe("upstream HTTP-SSE agents", () => {
     expect(statusText(events[0]!)).toBe("working: hey");
     expect(events[1]!.data.result.artifact.parts[0].text).toBe("HEY");
     expect(events[2]!.data.result).toMatchObject({ id: "u-1", status: { state: "completed" }, final: true });
+    // A v0.1 agent's status chunks extend the answer; its final status is the answer (CONTRACT 9).
+    expect(events[0]!.data.result.metadata).toEqual({ textKind: "delta" });
+    expect(events[2]!.data.result.metadata).toEqual({ textKind: "snapshot" });
+    const reader = createReplyReader();
+    for await (const event of router.engine.events("u-1", 0)) reader.feed(event);
+    expect(reader.answer).toBe("HEY");
     const call = streaming.calls.find((c) => c.params.id === "u-1")!;
     expect(call.method).toBe("tasks/sendSubscribe");
     expect(call.params.sessionId).toBe("sess");
@@ -82,9 +89,9 @@ describe("upstream HTTP-SSE agents", () => {
     expect(statusText(last)).toMatch(/^Upstream agent up closed its stream before a final status/);
   });
 
-  test("HTTP errors, JSON-RPC errors and unreachable agents fail the task with the reason", async () => {
+  test("HTTP errors and JSON-RPC errors fail the task with the reason; an unreachable agent is unavailable", async () => {
     const cases: Array<[string, string, RegExp]> = [
-      ["u-5", "http-500", /HTTP 500: upstream exploded/],
+      ["u-5", "http-500", /HTTP 500 Internal Server Error: upstream exploded/],
       ["u-6", "rpc-error", /model overloaded/],
     ];
     for (const [id, text, reason] of cases) {
@@ -93,8 +100,9 @@ describe("upstream HTTP-SSE agents", () => {
       expect(r.result.status.message.parts[0].text).toMatch(reason);
     }
     const dead = await rpc(router.url, "tasks/send", { id: "u-7", message: userMessage("x"), metadata: { agent: "up-dead" } });
-    expect(dead.result.status.state).toBe("failed");
-    expect(dead.result.status.message.parts[0].text).toMatch(/unreachable/);
+    expect(dead.error).toMatchObject({ code: -32050, data: { agent: "up-dead" } });
+    const { agents } = await getJson(router.url + "/agents");
+    expect(agents.find((a: { id: string }) => a.id === "up-dead").online).toBe(false);
   });
 
   test("tasks/cancel is forwarded upstream and the task ends canceled", async () => {

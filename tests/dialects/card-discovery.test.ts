@@ -114,12 +114,13 @@ describe("discoverAgent on a real server", () => {
   test("no card (or not JSON) anywhere: a v0.1 streaming agent at the configured URL, or the configured protocol", async () => {
     cards.clear();
     cards.set("/.well-known/agent-card.json", "not json");
-    expect(await discoverAgent(`${base}/y`)).toEqual({ dialect: "v0.1", streaming: true, endpoint: `${base}/y` });
+    expect(await discoverAgent(`${base}/y`)).toEqual({ dialect: "v0.1", streaming: true, endpoint: `${base}/y`, reached: true });
     expect((await discoverAgent(`${base}/y`, {}, "1.0")).dialect).toBe("v1.0");
   });
 
-  test("an unreachable agent is not an error at discovery time", async () => {
+  test("an unreachable agent is not an error at discovery time, and is said to be unreached", async () => {
     const found = await discoverAgent("http://127.0.0.1:1/");
     expect(found.card).toBeUndefined();
+    expect(found.reached).toBe(false);
   });
 });

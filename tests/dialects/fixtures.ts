@@ -1,5 +1,5 @@
 import type { LoggedEvent, Task } from "../../router/core/model.js";
-import type { OutboundEvent } from "../../router/dialects/dialect.js";
+import type { OutboundEvent } from "../../router/dialects/index.js";
 
 /** Internal shapes the dialect tests render: one finished task and one event of each kind. */
 

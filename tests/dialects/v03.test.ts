@@ -2,8 +2,7 @@ import { describe, expect, test } from "@jest/globals";
 import type { ExecuteContext } from "../../router/core/agent.js";
 import { RPC_ERROR_CODES, RpcError } from "../../router/rpc/errors.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
-import { messageFromV03, messageToV03, updatesFromV03, v03 } from "../../router/dialects/v03.js";
-import { v03Upstream } from "../../router/upstream/protocols/v03.js";
+import { messageFromV03, messageToV03, updatesFromV03, v03, v03Upstream } from "../../router/dialects/index.js";
 import { artifactEvent, completedEvent, inputRequiredEvent, sampleTask, snapshotEvent, workingEvent } from "./fixtures.js";
 
 const schemas = new SchemaRegistry();

@@ -10,12 +10,18 @@ import {
   TaskState,
 } from "@a2a-js/sdk";
 import type { ExecuteContext } from "../../router/core/agent.js";
-import { assertA2AVersion, requestedA2AVersion } from "../../router/dialects/a2a-version.js";
-import { DATA_PART_COMPAT_FLAG } from "../../router/dialects/parts.js";
-import { partFromV10, partToV10, updatesFromV10, v10 } from "../../router/dialects/v10.js";
+import {
+  assertA2AVersion,
+  DATA_PART_COMPAT_FLAG,
+  partFromV10,
+  partToV10,
+  requestedA2AVersion,
+  updatesFromV10,
+  v10,
+  v10Upstream,
+} from "../../router/dialects/index.js";
 import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
-import { v10Upstream } from "../../router/upstream/protocols/v10.js";
 import { artifactEvent, completedEvent, inputRequiredEvent, sampleTask, snapshotEvent, workingEvent } from "./fixtures.js";
 
 const schemas = new SchemaRegistry();

@@ -1,8 +1,8 @@
 /**
  * The examples in docs/eliza.md and docs/eliza-plugins.md are read out of the docs and run, so what a user
  * copies and what the docs say it answers stay true: the local model's answers, a failed action, the
- * reloaded transcript, the character file, and plugins in plain ESM JS (no imports) and in TypeScript
- * typed with `import type ... from "a2a-router/eliza"`.
+ * reloaded transcript, the character file, plugins in plain ESM JS (no imports) and in TypeScript
+ * typed with `import type ... from "a2a-router/eliza"`, and plugin routes.
  */
 import { afterAll, describe, expect, test } from "@jest/globals";
 import { randomUUID } from "node:crypto";
@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createElizaAgent, type ElizaAgent } from "../../agents/eliza/index.js";
 import { MemoryStore } from "../../router/store/memory-store.js";
+import { testRouter } from "../helpers/router.js";
 import { codeBlock, readDoc, ROOT, section, unescapeNewlines } from "./doc-text.js";
 import { collect, statusesOf, textOfStatus, turnContext } from "./helpers.js";
 
@@ -117,6 +118,28 @@ describe("docs/eliza-plugins.md", () => {
     const quoted = /say `greet who: Ada`: the final answer is `([^`]+)`/.exec(pluginsDoc);
     expect(quoted).not.toBeNull();
     expect((await turn(agent, "greet who: Ada")).at(-1)).toBe(unescapeNewlines(quoted![1]));
+  });
+
+  test("the Routes example serves what the doc says, under /api/plugins/notes/", async () => {
+    const routes = codeBlock(pluginsDoc, "routes: [");
+    expect(pluginsDoc).toContain("A plugin named `notes` serves `GET /api/plugins/notes/items/7` and `POST /api/plugins/notes/notes`");
+    const path = join(dir, "notes.mjs");
+    writeFileSync(path, `export default { name: "notes", ${routes} };\n`);
+    const agent = await createElizaAgent({ store: new MemoryStore(), env: {}, pluginPaths: [path] });
+    const router = await testRouter({ eliza: false, hostedAgents: [agent], routes: agent.httpRoutes() });
+    try {
+      const item = await fetch(`${router.url}/api/plugins/notes/items/7`);
+      expect(await item.json()).toEqual({ id: "7", agent: "Eliza" });
+      const note = await fetch(`${router.url}/api/plugins/notes/notes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "hi" }),
+      });
+      expect([note.status, await note.json()]).toEqual([201, { saved: { text: "hi" } }]);
+    } finally {
+      await router.close();
+      await agent.close();
+    }
   });
 
   test("the fixture is the doc's greet.ts", () => {

@@ -73,7 +73,7 @@ describe("eliza over an OpenAI-compatible server", () => {
       "Sure! Let me play that.\n\n✨ Setting up playback...",
       "Sure! Let me play that.\n\nNow playing: **Blue In Green**",
     ]);
-    expect(working.map((s) => s.metadata)).toEqual(working.map((s) => ({ fullText: textOfStatus(s), merge: "replace" })));
+    expect(working.map((s) => s.metadata)).toEqual(working.map((s) => ({ fullText: textOfStatus(s), merge: "replace", textKind: "snapshot" })));
 
     // The end.
     const final = statuses[statuses.length - 1];

@@ -7,7 +7,8 @@ import { TaskEngine } from "../../router/core/engine.js";
 import type { RunningRouter } from "../../router/index.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { parsePushUrl } from "../../router/push/url-policy.js";
-import { Dispatcher, type PushService } from "../../router/rpc/dispatcher.js";
+import { Dispatcher } from "../../router/rpc/dispatcher.js";
+import { TaskService, type PushService } from "../../router/service/task-service.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { MemoryStore } from "../../router/store/index.js";
 import { testRouter } from "../helpers/router.js";
@@ -38,8 +39,8 @@ function storePush(store: MemoryStore): PushService {
       await store.setPushConfig(taskId, saved);
       return saved;
     },
-    list: (taskId) => store.getPushConfigs(taskId),
-    delete: (taskId, configId) => store.deletePushConfig(taskId, configId),
+    list: (taskId: string) => store.getPushConfigs(taskId),
+    delete: (taskId: string, configId: string) => store.deletePushConfig(taskId, configId),
   };
 }
 
@@ -47,13 +48,16 @@ describe("dispatcher, in process", () => {
   let store: MemoryStore;
   let engine: TaskEngine;
   let dispatcher: Dispatcher;
+  const internal: unknown[] = [];
 
   beforeAll(async () => {
     store = new MemoryStore();
     const agents = new AgentRegistry();
     agents.set(createEchoAgent());
     engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
-    dispatcher = new Dispatcher({ engine, agents, schemas: new SchemaRegistry(), defaultAgent: "echo", push: storePush(store), extendedCard: () => ({ name: "x" }) });
+    const service = new TaskService({ engine, agents, defaultAgent: "echo", push: storePush(store) });
+    // A failure of the router's own reaches the client as -32603, which the checks refuse: keep the cause.
+    dispatcher = new Dispatcher({ service, schemas: new SchemaRegistry(), extendedCard: () => ({ name: "x" }), onInternalError: (err) => internal.push(err) });
     const first = await dispatcher.dispatch({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "t-known", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }, {});
     expect(first.kind).toBe("json");
   });
@@ -63,10 +67,11 @@ describe("dispatcher, in process", () => {
     await store.close();
   });
 
-  async function drain(frames: AsyncIterable<string>, signal: AbortSignal): Promise<string> {
+  /** The stream's messages as SSE `data:` lines (what checkSseFrames reads). */
+  async function drain(messages: AsyncIterable<{ data: string }>, signal: AbortSignal): Promise<string> {
     let text = "";
-    for await (const f of frames) {
-      text += f;
+    for await (const m of messages) {
+      text += `data: ${m.data}\n\n`;
       if (signal.aborted) throw new Error("stream did not end");
     }
     return text;
@@ -82,6 +87,7 @@ describe("dispatcher, in process", () => {
         const aborter = new AbortController();
         const ctx = { a2aVersion: headers.a2aVersion, lastEventId: headers.lastEventId, pathAgentId: onPath ? headers.pathAgentId : undefined, signal: aborter.signal };
         const result = await dispatcher.dispatch(body, ctx);
+        if (internal.length) throw new Error(`the router failed on its own: ${(internal.splice(0)[0] as Error)?.stack}`);
         if (result.kind === "json") {
           checkBody(result.body, "dispatch");
           const ids = taskIdsIn(result.body);
@@ -93,7 +99,7 @@ describe("dispatcher, in process", () => {
         streams++;
         const timer = setTimeout(() => aborter.abort(), STREAM_LIMIT_MS);
         try {
-          checkSseFrames(await drain(result.frames, aborter.signal), "dispatch");
+          checkSseFrames(await drain(result.messages, aborter.signal), "dispatch");
         } finally {
           clearTimeout(timer);
         }

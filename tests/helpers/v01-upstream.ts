@@ -21,8 +21,9 @@ export class V01Upstream {
     this.server = createServer((req, res) => void this.#handle(req, res));
   }
 
-  async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+  /** Listens on `port` (0: any free one). */
+  async start(port = 0): Promise<this> {
+    await new Promise<void>((r) => this.server.listen(port, "127.0.0.1", r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
   }

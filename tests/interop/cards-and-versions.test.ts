@@ -31,8 +31,12 @@ describe("agent cards", () => {
     expect(card.supportedInterfaces).toEqual([
       { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      { url: `${url}/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ]);
-    expect(card.additionalInterfaces).toEqual([{ url, transport: "JSONRPC" }]);
+    expect(card.additionalInterfaces).toEqual([
+      { url, transport: "JSONRPC" },
+      { url: `${url}/rest`, transport: "HTTP+JSON" },
+    ]);
     expect(card).toMatchObject({ name: "echo", protocolVersion: "0.3.0", preferredTransport: "JSONRPC" });
     expect(card.skills).toEqual([{ id: "echo", name: "Echo", description: "Replies with the text it was sent.", tags: ["test"], examples: ["hello"] }]);
     expect(card.capabilities).toMatchObject({ streaming: true });
@@ -44,7 +48,7 @@ describe("agent cards", () => {
     expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
     expect(isLegacyAgentCard(card)).toBe(false); // supportedInterfaces wins: v1.0 clients use v1.0
     const pb = PbAgentCard.fromJSON(card);
-    expect(pb.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(["1.0", "0.3"]);
+    expect(pb.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(["JSONRPC 1.0", "JSONRPC 0.3", "HTTP+JSON 1.0"]);
     expect(pb.skills[0]!.tags).toEqual(["test"]);
   });
 

@@ -26,6 +26,11 @@ export interface SdkAgentOptions {
   streaming: boolean;
   /** Also speak v0.3 (the SDK's legacy JSON-RPC handler and card). */
   legacyCompat?: boolean;
+  /**
+   * Ignore the context a message names, so the SDK makes its own: then both of the agent's ids (task and
+   * context) differ from the router's, as with any agent that keeps its own conversations.
+   */
+  ownContext?: boolean;
 }
 
 export interface RecordedCall {
@@ -38,6 +43,8 @@ export class SdkAgent {
   readonly calls: RecordedCall[] = [];
   #callWaiters: Array<{ method: string; resolve: (c: RecordedCall) => void }> = [];
   readonly canceled: string[] = [];
+  /** The ids the SDK gave every task it ran (one entry per turn). */
+  readonly tasks: Array<{ taskId: string; contextId: string }> = [];
   url = "";
   #server?: Server;
   #hanging = new Map<string, () => void>();
@@ -78,6 +85,7 @@ export class SdkAgent {
       "/a2a/jsonrpc",
       express.json(),
       (req, _res, next) => {
+        if (this.opts.ownContext && req.body?.params?.message) delete req.body.params.message.contextId;
         const call = { method: req.body?.method, version: req.get("a2a-version"), params: req.body?.params ?? {} };
         this.calls.push(call);
         for (const w of this.#callWaiters.filter((w) => w.method === call.method)) {
@@ -106,6 +114,7 @@ export class SdkAgent {
       execute: async (ctx: RequestContext, bus: ExecutionEventBus) => {
         const text = sdkText(ctx.userMessage.parts);
         const { taskId, contextId } = ctx;
+        this.tasks.push({ taskId, contextId });
         const status = (state: TaskState, say?: string) =>
           AgentEvent.statusUpdate({
             taskId,

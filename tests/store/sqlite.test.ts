@@ -20,7 +20,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 /** Each store gets its own file in a directory that does not exist yet (the store creates it). */
-const fileStore = async (): Promise<TaskStore> => new SqliteStore(join(dir, `nested-${++n}`, "deeper", "router.db"));
+const fileStore = async (): Promise<SqliteStore> => new SqliteStore(join(dir, `nested-${++n}`, "deeper", "router.db"));
 
 runStoreContract("sqlite file", fileStore, undefined, {
   reopen: async (closed) => new SqliteStore((closed as SqliteStore).path),

@@ -1,0 +1,30 @@
+import { RpcError } from "../../rpc/errors.js";
+
+/**
+ * The `A2A-Version` service parameter (v1.0 spec 3.6): sent as an HTTP header (or, for GET requests, a
+ * query parameter of the same name). Only Major.Minor counts; an empty or absent value means 0.3.
+ *
+ * The router speaks 0.1, 0.3 and 1.0 on every endpoint, and the method name already says which dialect a
+ * request is in (v1.0's are PascalCase, v0.3's slash-separated, v0.1's `tasks/send*`). So the header
+ * decides nothing about translation; it only refuses versions the router does not speak, with
+ * VersionNotSupported (-32009). A 1.0 client that forgets the header still gets v1.0 answers.
+ */
+export const A2A_VERSION_HEADER = "A2A-Version";
+
+/** Major.Minor versions the router accepts in A2A-Version. */
+export const SUPPORTED_A2A_VERSIONS: readonly string[] = ["0.1", "0.3", "1.0"];
+
+/** The version a request asked for, as Major.Minor ("0.3" when absent or empty). */
+export function requestedA2AVersion(header: string | string[] | undefined): string {
+  const raw = (Array.isArray(header) ? header[0] : header)?.trim() ?? "";
+  if (raw === "") return "0.3";
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(raw);
+  return m ? `${Number(m[1])}.${Number(m[2])}` : raw;
+}
+
+/** Throws VersionNotSupported unless the header names a version the router speaks. */
+export function assertA2AVersion(header: string | string[] | undefined): string {
+  const version = requestedA2AVersion(header);
+  if (!SUPPORTED_A2A_VERSIONS.includes(version)) throw RpcError.versionNotSupported(version);
+  return version;
+}

@@ -1,0 +1,107 @@
+import type { DialectName, LoggedEvent, PushNotificationConfig, SendRequest, Task, TaskEvent } from "../../core/model.js";
+
+/** What a JSON-RPC method asks the engine to do, whatever its dialect's name for it. */
+export type Operation =
+  | "send"
+  | "stream"
+  | "resubscribe"
+  | "get"
+  | "list"
+  | "cancel"
+  | "push-set"
+  | "push-get"
+  | "push-list"
+  | "push-delete"
+  | "extended-card";
+
+/** An event on its way to a client: logged ones carry their seq, synthetic snapshots do not. */
+export type OutboundEvent = LoggedEvent | (TaskEvent & { taskId: string; contextId: string; seq?: undefined });
+
+export interface TaskRef {
+  taskId: string;
+  historyLength?: number;
+}
+
+export interface PushRef {
+  taskId: string;
+  configId?: string;
+  config?: PushNotificationConfig;
+}
+
+export interface ListQuery {
+  contextId?: string;
+  state?: string;
+  pageSize?: number;
+  pageToken?: string;
+  historyLength?: number;
+  /** v1.0 ListTasks: render artifacts (default false: the member is omitted). */
+  includeArtifacts?: boolean;
+  /** v1.0 ListTasks: only tasks whose status time is at or after this ISO time. */
+  statusTimestampAfter?: string;
+}
+
+/** What renderList needs besides the page itself. */
+export interface ListRenderOptions {
+  includeArtifacts?: boolean;
+  /** Tasks matching the query over all pages, when the store knows it; defaults to this page's length. */
+  totalSize?: number;
+}
+
+/**
+ * One A2A dialect: how its requests read and how its results are written. The engine never sees a
+ * dialect's shapes; a dialect never touches the engine. One file per dialect implements this.
+ */
+export interface Dialect {
+  readonly name: DialectName;
+  /** Its JSON-RPC method names and what each does. */
+  readonly methods: Readonly<Record<string, Operation>>;
+  /** ajv schema id ($id in schemas/) for a method's params. */
+  paramsSchemaId(method: string): string;
+  toSendRequest(params: unknown): SendRequest;
+  toTaskRef(params: unknown): TaskRef;
+  toPushRef(params: unknown): PushRef;
+  toListQuery?(params: unknown): ListQuery;
+  /** A Task as tasks/get answers it. */
+  renderTask(task: Task, historyLength?: number): unknown;
+  /** tasks/send's answer once the turn ended. */
+  renderSendResult(task: Task, historyLength?: number): unknown;
+  /** One stream event's `result`. */
+  renderEvent(event: OutboundEvent): unknown;
+  /** Whether a stream in this dialect opens with the Task object (v1.0) before the events. */
+  readonly streamStartsWithTask: boolean;
+  renderPushConfig(taskId: string, config: PushNotificationConfig): unknown;
+  renderList?(
+    tasks: Task[],
+    nextPageToken: string,
+    pageSize: number,
+    historyLength?: number,
+    options?: ListRenderOptions,
+  ): unknown;
+
+  // Optional members added for v0.3 / v1.0 (absent = the v0.1 behaviour noted on each).
+
+  /**
+   * Whether a send asks to return at once instead of waiting for the turn to end (v0.3
+   * `configuration.blocking: false`, v1.0 `configuration.returnImmediately: true`). Absent: always wait.
+   */
+  returnsImmediately?(params: unknown): boolean;
+  /**
+   * The opening `result` of a stream that starts with the Task (streamStartsWithTask: v1.0
+   * `{task: Task}`), for sends and resubscribes alike.
+   */
+  renderStreamStart?(task: Task): unknown;
+  /** push-list's answer (v0.3: an array of TaskPushNotificationConfig; v1.0: `{configs, nextPageToken}`). */
+  renderPushConfigList?(taskId: string, configs: PushNotificationConfig[]): unknown;
+  /** push-delete's answer (v0.3: null; v1.0: google.protobuf.Empty `{}`). Absent: null. */
+  renderPushDeleted?(): unknown;
+  /**
+   * Resubscribe (without Last-Event-ID) to a task whose turn has ended: "replay" its artifacts and final
+   * status, then close (v0.1/v0.3, the default), or "unsupported" = UnsupportedOperation (v1.0 spec 3.1.6).
+   */
+  readonly finishedResubscribe?: "replay" | "unsupported";
+  /**
+   * Whether a client-supplied task id may create a task (v0.1: the client names its tasks; the default).
+   * false (v0.3/v1.0): a taskId must name an existing task, else TaskNotFound (v1.0 spec 3.4.2).
+   */
+  readonly clientNamesTasks?: boolean;
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import type { PushNotificationConfig, SendRequest } from "../../core/model.js";
+import type { Dialect, PushRef, TaskRef } from "../shared/dialect.js";
+import { eventToV01, messageFromV01, taskToV01, type V01Message } from "./wire.js";
+
+/**
+ * The client side of A2A v0.1: its JSON-RPC methods, how their params read and how results and stream
+ * events are written. The client names its tasks (`id`, `sessionId`).
+ */
+
+const METHODS = {
+  "tasks/send": "send",
+  "tasks/sendSubscribe": "stream",
+  "tasks/resubscribe": "resubscribe",
+  "task/resubscribe": "resubscribe",
+  "tasks/get": "get",
+  "tasks/cancel": "cancel",
+  "tasks/pushNotification/set": "push-set",
+  "tasks/pushNotification/get": "push-get",
+} as const;
+
+const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
+  "tasks/send": "v0.1#/$defs/TaskSendParams",
+  "tasks/sendSubscribe": "v0.1#/$defs/TaskSendParams",
+  "tasks/resubscribe": "v0.1#/$defs/TaskQueryParams",
+  "task/resubscribe": "v0.1#/$defs/TaskQueryParams",
+  "tasks/get": "v0.1#/$defs/TaskQueryParams",
+  "tasks/cancel": "v0.1#/$defs/TaskIdParams",
+  "tasks/pushNotification/set": "v0.1#/$defs/TaskPushNotificationConfig",
+  "tasks/pushNotification/get": "v0.1#/$defs/TaskIdParams",
+};
+
+interface V01TaskSendParams {
+  id: string;
+  sessionId?: string;
+  message: V01Message;
+  metadata?: Record<string, unknown>;
+  historyLength?: number;
+  pushNotification?: PushNotificationConfig;
+}
+
+/** The v0.1 dialect as the JSON-RPC layer uses it. */
+export const v01: Dialect = {
+  name: "v0.1",
+  methods: METHODS,
+  streamStartsWithTask: false,
+  paramsSchemaId: (method) => SCHEMA_IDS[method as keyof typeof METHODS]!,
+
+  toSendRequest(params): SendRequest {
+    const p = params as V01TaskSendParams;
+    return {
+      taskId: p.id,
+      contextId: p.sessionId,
+      message: { ...messageFromV01(p.message), messageId: randomUUID() },
+      metadata: p.metadata ?? {},
+      historyLength: p.historyLength,
+      pushNotification: p.pushNotification,
+    };
+  },
+
+  toTaskRef(params): TaskRef {
+    const p = params as { id: string; historyLength?: number };
+    return { taskId: p.id, historyLength: p.historyLength };
+  },
+
+  toPushRef(params): PushRef {
+    const p = params as { id: string; pushNotificationConfig?: PushNotificationConfig };
+    return { taskId: p.id, config: p.pushNotificationConfig };
+  },
+
+  renderTask: taskToV01,
+  renderSendResult: taskToV01,
+  renderEvent: eventToV01,
+  renderPushConfig: (taskId, config) => ({ id: taskId, pushNotificationConfig: config }),
+};

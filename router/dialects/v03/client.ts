@@ -1,0 +1,84 @@
+import type { SendRequest } from "../../core/model.js";
+import type { Dialect, PushRef } from "../shared/dialect.js";
+import { nonEmpty } from "../shared/translate-helpers.js";
+import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
+import { eventToV03, messageFromV03, pushConfigFromV03, pushConfigToV03, taskToV03 } from "./translate.js";
+import type { V03MessageSendParams, V03PushNotificationConfig } from "./types.js";
+
+/** The client side of A2A v0.3: its JSON-RPC methods, how their params read, how results are written. */
+
+const METHODS = {
+  "message/send": "send",
+  "message/stream": "stream",
+  "tasks/get": "get",
+  "tasks/cancel": "cancel",
+  "tasks/resubscribe": "resubscribe",
+  "tasks/pushNotificationConfig/set": "push-set",
+  "tasks/pushNotificationConfig/get": "push-get",
+  "tasks/pushNotificationConfig/list": "push-list",
+  "tasks/pushNotificationConfig/delete": "push-delete",
+  "agent/getAuthenticatedExtendedCard": "extended-card",
+} as const;
+
+const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
+  "message/send": "v0.3#/$defs/MessageSendParams",
+  "message/stream": "v0.3#/$defs/MessageSendParams",
+  "tasks/get": "v0.3#/$defs/TaskQueryParams",
+  "tasks/cancel": "v0.3#/$defs/TaskIdParams",
+  "tasks/resubscribe": "v0.3#/$defs/TaskIdParams",
+  "tasks/pushNotificationConfig/set": "v0.3#/$defs/TaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/get": "v0.3#/$defs/GetTaskPushNotificationConfigParams",
+  "tasks/pushNotificationConfig/list": "v0.3#/$defs/ListTaskPushNotificationConfigParams",
+  "tasks/pushNotificationConfig/delete": "v0.3#/$defs/DeleteTaskPushNotificationConfigParams",
+  "agent/getAuthenticatedExtendedCard": "v0.3#/$defs/EmptyParams",
+};
+
+/** The v0.3 dialect as the JSON-RPC layer uses it. */
+export const v03: Dialect = {
+  name: "v0.3",
+  methods: METHODS,
+  streamStartsWithTask: false,
+  finishedResubscribe: "replay",
+  clientNamesTasks: false,
+
+  paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
+
+  toSendRequest(params): SendRequest {
+    const p = params as V03MessageSendParams;
+    const push = p.configuration?.pushNotificationConfig;
+    return sendRequestOf(messageFromV03(p.message), {
+      metadata: p.metadata,
+      historyLength: p.configuration?.historyLength,
+      pushNotification: push && pushConfigFromV03(push),
+    });
+  },
+
+  returnsImmediately: (params) => (params as V03MessageSendParams).configuration?.blocking === false,
+
+  toTaskRef: taskRefOf,
+
+  /** set: {taskId, pushNotificationConfig}; get/list/delete: {id, pushNotificationConfigId?}. */
+  toPushRef(params): PushRef {
+    const p = params as {
+      taskId?: string;
+      id?: string;
+      pushNotificationConfigId?: string;
+      pushNotificationConfig?: V03PushNotificationConfig;
+    };
+    const config = p.pushNotificationConfig && pushConfigFromV03(p.pushNotificationConfig);
+    const configId = nonEmpty(p.pushNotificationConfigId) ?? config?.id;
+    return {
+      taskId: (p.taskId ?? p.id)!,
+      ...(configId !== undefined && { configId }),
+      ...(config && { config }),
+    };
+  },
+
+  renderTask: taskToV03,
+  renderSendResult: taskToV03,
+  renderEvent: eventToV03,
+  renderPushConfig: pushConfigToV03,
+  renderPushConfigList: (taskId, configs) => configs.map((c) => pushConfigToV03(taskId, c)),
+  renderPushDeleted: () => null,
+};
+

@@ -1,0 +1,260 @@
+import type { AgentConnector, AgentInfo } from "../core/agent.js";
+import type { AgentDirectory } from "../core/agent-directory.js";
+import type { TaskEngine } from "../core/engine.js";
+import { TaskError } from "../core/errors.js";
+import {
+  TURN_END_STATES,
+  type DialectName,
+  type LoggedEvent,
+  type PushNotificationConfig,
+  type SendRequest,
+  type Task,
+} from "../core/model.js";
+import type { Caller, Scope } from "./scope.js";
+import { decodePageToken, encodePageToken } from "./page-token.js";
+
+/** Webhook configs per task (the push notifier); absent: push operations answer "not supported". */
+export interface PushService {
+  /** `afterSeq`: also deliver the task's logged events after it (a config given with the message gets the whole turn). */
+  set(taskId: string, config: PushNotificationConfig, afterSeq?: number): Promise<PushNotificationConfig>;
+  list(taskId: string): Promise<PushNotificationConfig[]>;
+  delete(taskId: string, configId: string): Promise<void>;
+}
+
+/** Every agent the service may route to, with the listing the faces show. */
+export interface AgentCatalog extends AgentDirectory {
+  list(): AgentConnector[];
+}
+
+export interface TaskServiceDeps {
+  engine: TaskEngine;
+  agents: AgentCatalog;
+  /** The agent of a request that names none. */
+  defaultAgent: string;
+  push?: PushService;
+}
+
+/** A turn that was started: the task as stored, and the seq after which the turn's events are logged. */
+export interface StartedTurn {
+  task: Task;
+  fromSeq: number;
+}
+
+/** Where a resubscription starts: a logged seq (`Last-Event-ID`), or the task's current state. */
+export interface Resubscription {
+  task: Task;
+  /** The events after `afterSeq`, then live ones, ending with the turn (absent: the turn is over, nothing is live). */
+  events?: AsyncIterable<LoggedEvent>;
+  /** The metadata of the task's last logged status, for a closing status of a finished turn (cost, history). */
+  lastStatusMetadata?: Record<string, unknown>;
+}
+
+export interface ListQuery {
+  contextId?: string;
+  state?: string;
+  pageSize?: number;
+  pageToken?: string;
+  /** ISO time (v1.0 `statusTimestampAfter`). */
+  statusTimestampAfter?: string;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+/** ListTasks page sizes: absent means the default; others are clamped into the range. */
+const PAGE_SIZE = { default: 50, min: 1, max: 100 };
+
+/**
+ * The transport-free task service: every face (JSON-RPC in three dialects, REST, OpenAI chat completions,
+ * the AI SDK UI stream, the chat page) calls these plain async functions and iterators over the engine's own
+ * types, so the rules (agent selection, who sees which task, page sizes, waiting for a turn) live once.
+ * Failures are TaskErrors with a reason; each face maps reasons to its wire.
+ */
+export class TaskService {
+  #deps: TaskServiceDeps;
+
+  constructor(deps: TaskServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The agents a caller may use (all of them, unless its key is limited to some). */
+  listAgents(caller?: Caller): AgentConnector[] {
+    return this.#deps.agents.list().filter((a) => mayUse(caller, a.info));
+  }
+
+  /** The agent named by id or name, as the caller may see it; undefined when unknown or not allowed. */
+  findAgent(idOrName: string, caller?: Caller): AgentConnector | undefined {
+    const agent = this.#deps.agents.find(idOrName);
+    return agent && mayUse(caller, agent.info) ? agent : undefined;
+  }
+
+  /**
+   * Starts a turn (a new task, or the next turn of a task waiting for input) and returns as soon as it is
+   * stored. The agent is the path's, else `metadata.agent`, else the default.
+   */
+  async start(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<StartedTurn> {
+    if (req.taskId !== undefined) {
+      const existing = await this.#deps.engine.getTask(req.taskId);
+      // A continuation must name a task this caller may see; v0.1 clients may also name a new one.
+      if (existing) this.#visible(existing, scope);
+      else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId);
+    }
+    const agent = this.#pickAgent(scope, req.agentId ?? (typeof req.metadata.agent === "string" ? req.metadata.agent : undefined));
+    const owner = scope.caller?.principal;
+    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent);
+    if (req.pushNotification) await this.#push().set(started.task.id, req.pushNotification, started.fromSeq);
+    return started;
+  }
+
+  /** Starts a turn and waits for it to end (up to the task timeout, which fails the task): a blocking send. */
+  async send(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<Task> {
+    const { task, fromSeq } = await this.start(req, dialect, scope);
+    return (await this.#deps.engine.turnResult(task.id, fromSeq)) ?? task;
+  }
+
+  /** Starts a turn and streams its events as they are logged. */
+  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: AsyncIterable<LoggedEvent> }> {
+    const started = await this.start(req, dialect, scope);
+    return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
+  }
+
+  /**
+   * Resumes a task's stream. With `afterSeq` (a client's `Last-Event-ID`): exactly the logged events after
+   * it, then live ones. Without: the task's state now, and the live events after it while a turn runs.
+   */
+  async resubscribe(taskId: string, scope: Scope = {}, opts: { afterSeq?: number; signal?: AbortSignal } = {}): Promise<Resubscription> {
+    const task = await this.get(taskId, scope);
+    const { engine } = this.#deps;
+    if (opts.afterSeq !== undefined) {
+      if (opts.afterSeq > task.lastSeq) {
+        throw TaskError.invalidParams(`Last-Event-ID ${opts.afterSeq} is beyond the task's last event ${task.lastSeq}`, "Last-Event-ID");
+      }
+      return { task, events: engine.events(task.id, opts.afterSeq, opts.signal) };
+    }
+    if (TURN_END_STATES.has(task.status.state)) {
+      const [last] = await engine.store.readEvents(task.id, task.lastSeq - 1, 1);
+      return { task, ...(last?.kind === "status" && last.metadata && { lastStatusMetadata: last.metadata }) };
+    }
+    return { task, events: engine.events(task.id, task.lastSeq, opts.signal) };
+  }
+
+  /** The task's events after `afterSeq` (log, then live), ending with the turn that nothing follows. */
+  async events(taskId: string, afterSeq: number, scope: Scope = {}, signal?: AbortSignal): Promise<AsyncIterable<LoggedEvent>> {
+    await this.get(taskId, scope);
+    return this.#deps.engine.events(taskId, afterSeq, signal);
+  }
+
+  /** The task, if the caller may see it. */
+  async get(taskId: string, scope: Scope = {}): Promise<Task> {
+    const task = await this.#deps.engine.getTask(taskId);
+    if (!task) throw TaskError.taskNotFound(taskId);
+    return this.#visible(task, scope);
+  }
+
+  /** The running turn of a session (chat resume): the newest task of the context whose turn has not ended. */
+  async runningTurn(contextId: string, scope: Scope = {}): Promise<StartedTurn | undefined> {
+    const { engine } = this.#deps;
+    const [task] = await engine.store.listTasks({ contextId, ...this.#ownerFilter(scope), limit: 1 });
+    if (!task || TURN_END_STATES.has(task.status.state)) return undefined;
+    return { task, fromSeq: await engine.turnStart(task) };
+  }
+
+  /** Cancels a task: tells its agent and ends it `canceled`. */
+  async cancel(taskId: string, scope: Scope = {}): Promise<Task> {
+    await this.get(taskId, scope);
+    return this.#deps.engine.cancel(taskId);
+  }
+
+  /** One page of the caller's tasks, newest first (v1.0 ListTasks). */
+  async list(query: ListQuery, scope: Scope = {}): Promise<TaskPage> {
+    const { store } = this.#deps.engine;
+    const pageSize = Math.min(Math.max(query.pageSize ?? PAGE_SIZE.default, PAGE_SIZE.min), PAGE_SIZE.max);
+    const filter = {
+      contextId: query.contextId,
+      state: query.state,
+      agentId: scope.agentId === undefined ? undefined : this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId,
+      statusSinceMs: statusSince(query.statusTimestampAfter),
+      ...this.#ownerFilter(scope),
+    };
+    const before = query.pageToken ? decodePageToken(query.pageToken) : undefined;
+    // One task more than the page tells whether another page follows.
+    const [tasks, totalSize] = await Promise.all([store.listTasks({ ...filter, before, limit: pageSize + 1 }), store.countTasks(filter)]);
+    const page = tasks.slice(0, pageSize);
+    const nextPageToken = tasks.length > pageSize ? encodePageToken(page[page.length - 1]!) : "";
+    return { tasks: page, nextPageToken, pageSize, totalSize };
+  }
+
+  async setPushConfig(taskId: string, config: PushNotificationConfig, scope: Scope = {}): Promise<PushNotificationConfig> {
+    await this.get(taskId, scope);
+    return this.#push().set(taskId, config);
+  }
+
+  /** The task's push config with `configId`, or its first one. */
+  async getPushConfig(taskId: string, configId: string | undefined, scope: Scope = {}): Promise<PushNotificationConfig> {
+    const configs = await this.listPushConfigs(taskId, scope);
+    const config = configId ? configs.find((c) => c.id === configId) : configs[0];
+    if (!config) throw TaskError.invalidParams(`no push notification config for task ${taskId}`, "id");
+    return config;
+  }
+
+  async listPushConfigs(taskId: string, scope: Scope = {}): Promise<PushNotificationConfig[]> {
+    await this.get(taskId, scope);
+    return this.#push().list(taskId);
+  }
+
+  async deletePushConfig(taskId: string, configId: string | undefined, scope: Scope = {}): Promise<void> {
+    await this.get(taskId, scope);
+    await this.#push().delete(taskId, configId ?? "default");
+  }
+
+  #pickAgent(scope: Scope, named: string | undefined): AgentConnector {
+    const wanted = scope.agentId ?? named ?? this.#deps.defaultAgent;
+    const agent = this.findAgent(wanted, scope.caller);
+    if (!agent) throw TaskError.unknownAgent(wanted);
+    if (!agent.isOnline()) throw TaskError.agentUnavailable(agent.info.id);
+    return agent;
+  }
+
+  /**
+   * The task if this scope may see it; otherwise "not found", never "forbidden", so a caller learns nothing
+   * of other keys' tasks: `/agents/{id}` sees that agent's tasks, a key sees the tasks it created.
+   */
+  #visible(task: Task, scope: Scope): Task {
+    if (scope.agentId !== undefined && this.#deps.agents.find(scope.agentId)?.info.id !== task.agentId) throw TaskError.taskNotFound(task.id);
+    const principal = scope.caller?.principal;
+    if (principal !== undefined && task.owner !== principal) throw TaskError.taskNotFound(task.id);
+    return task;
+  }
+
+  #ownerFilter(scope: Scope): { owner?: string } {
+    const principal = scope.caller?.principal;
+    return principal === undefined ? {} : { owner: principal };
+  }
+
+  #push(): PushService {
+    if (!this.#deps.push) throw TaskError.pushNotSupported();
+    return this.#deps.push;
+  }
+}
+
+/** v0.1 clients choose task ids; v0.3/v1.0 clients may only name tasks that exist (v1.0 spec 3.4.2). */
+function clientNamesTasks(dialect: DialectName): boolean {
+  return dialect === "v0.1";
+}
+
+function mayUse(caller: Caller | undefined, info: AgentInfo): boolean {
+  return !caller?.agents || caller.agents.includes(info.id) || caller.agents.includes(info.name);
+}
+
+/** v1.0 ListTasks `statusTimestampAfter` as epoch ms (the schema checked its form; this catches what it lets by). */
+function statusSince(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw TaskError.invalidParams(`statusTimestampAfter is not a time: "${iso}"`, "statusTimestampAfter");
+  return ms;
+}
+

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, test } from "@jest/globals";
+import { AgentRegistry } from "../../router/agents/registry.js";
+import { TaskEngine } from "../../router/core/engine.js";
+import { TaskError, type TaskErrorReason } from "../../router/core/errors.js";
+import { agentText, type LoggedEvent, type SendRequest } from "../../router/core/model.js";
+import { silentLogger } from "../../router/observability/logger.js";
+import { TaskService, type Scope } from "../../router/service/index.js";
+import { MemoryStore } from "../../router/store/memory-store.js";
+import { counterAgent, gatedAgent, scriptedAgent } from "../helpers/agents.js";
+
+/** The task service over a real engine and memory store: no HTTP, no dialect, no JSON-RPC. */
+function setup() {
+  const agents = new AgentRegistry();
+  const engine = new TaskEngine({ store: new MemoryStore(), agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
+  const service = new TaskService({ engine, agents, defaultAgent: "counter" });
+  agents.set(counterAgent("counter", 3));
+  return { agents, engine, service };
+}
+
+const message = (text: string): SendRequest["message"] => ({ role: "user", parts: [{ kind: "text", text }] });
+const request = (text: string, extra: Partial<SendRequest> = {}): SendRequest => ({ message: message(text), metadata: {}, ...extra });
+
+async function collect(events: AsyncIterable<LoggedEvent>): Promise<LoggedEvent[]> {
+  const out: LoggedEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+/** The reason a call failed with. */
+async function reason(p: Promise<unknown>): Promise<TaskErrorReason> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(TaskError);
+  return (err as TaskError).reason;
+}
+
+let engines: TaskEngine[] = [];
+afterEach(async () => {
+  await Promise.all(engines.map((e) => e.close()));
+  engines = [];
+});
+function started() {
+  const s = setup();
+  engines.push(s.engine);
+  return s;
+}
+
+describe("TaskService without any transport", () => {
+  test("send waits for the turn and answers with the finished task", async () => {
+    const { service } = started();
+    const task = await service.send(request("go"), "v0.3");
+    expect(task.status.state).toBe("completed");
+    expect(task.lastSeq).toBe(4);
+    expect(task.artifacts[0]!.parts).toEqual([{ kind: "text", text: "1,2,3," }]);
+  });
+
+  test("stream yields the turn's events in order; resubscribe from a seq yields exactly the rest", async () => {
+    const { service } = started();
+    const { task, events } = await service.stream(request("go"), "v1.0");
+    const all = await collect(events);
+    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    const rest = await service.resubscribe(task.id, {}, { afterSeq: 2 });
+    expect((await collect(rest.events!)).map((e) => e.seq)).toEqual([3, 4]);
+    expect(await reason(service.resubscribe(task.id, {}, { afterSeq: 9 }))).toBe("invalid-params");
+  });
+
+  test("resubscribe without a seq to a finished turn has nothing live and keeps the final event's metadata", async () => {
+    const { service, agents } = started();
+    agents.set(
+      scriptedAgent("costly", async function* () {
+        yield { kind: "status", status: { state: "completed", message: agentText("ok") }, final: true, metadata: { cost: { usd: 1 } } };
+      }),
+    );
+    const task = await service.send(request("go", { agentId: "costly" }), "v0.3");
+    const r = await service.resubscribe(task.id);
+    expect(r.events).toBeUndefined();
+    expect(r.lastStatusMetadata).toMatchObject({ cost: { usd: 1 }, textKind: "snapshot" });
+  });
+
+  test("errors carry reasons: unknown task, unknown agent, unavailable agent, not cancelable, push unsupported", async () => {
+    const { service, agents } = started();
+    expect(await reason(service.get("nope"))).toBe("task-not-found");
+    expect(await reason(service.send(request("x", { agentId: "ghost" }), "v0.3"))).toBe("unknown-agent");
+    agents.set({ ...counterAgent("offline", 1), isOnline: () => false });
+    expect(await reason(service.send(request("x", { agentId: "offline" }), "v0.3"))).toBe("agent-unavailable");
+    const done = await service.send(request("x"), "v0.3");
+    expect(await reason(service.cancel(done.id))).toBe("task-not-cancelable");
+    expect(await reason(service.setPushConfig(done.id, { url: "http://127.0.0.1:1/hook" }))).toBe("push-not-supported");
+    // v0.3/v1.0 clients may only name tasks that exist; v0.1 clients choose their ids.
+    expect(await reason(service.send(request("x", { taskId: "mine" }), "v1.0"))).toBe("task-not-found");
+    expect((await service.send(request("x", { taskId: "mine" }), "v0.1")).id).toBe("mine");
+  });
+
+  test("a task belongs to the key that created it: other keys get task-not-found everywhere", async () => {
+    const { service, agents } = started();
+    const gate = gatedAgent("gated");
+    agents.set(gate.agent);
+    const alice: Scope = { caller: { principal: "alice" } };
+    const bob: Scope = { caller: { principal: "bob" } };
+    const { task } = await service.start(request("hi", { agentId: "gated", taskId: "t-a" }), "v0.1", alice);
+    await gate.running;
+    expect(task.owner).toBe("alice");
+    expect(await reason(service.get(task.id, bob))).toBe("task-not-found");
+    expect(await reason(service.cancel(task.id, bob))).toBe("task-not-found");
+    expect(await reason(service.resubscribe(task.id, bob))).toBe("task-not-found");
+    expect(await reason(service.listPushConfigs(task.id, bob))).toBe("task-not-found");
+    expect(await reason(service.runningTurn(task.contextId, bob).then((t) => t ?? Promise.reject(TaskError.taskNotFound(task.id))))).toBe("task-not-found");
+    // Continuing another key's v0.1 task changes nothing.
+    expect(await reason(service.send(request("again", { taskId: "t-a" }), "v0.1", bob))).toBe("task-not-found");
+    expect((await service.list({}, bob)).tasks).toEqual([]);
+    expect((await service.list({}, alice)).tasks.map((t) => t.id)).toEqual(["t-a"]);
+    expect((await service.list({}, alice)).totalSize).toBe(1);
+    expect((await service.runningTurn(task.contextId, alice))?.task.id).toBe("t-a");
+    expect((await service.cancel(task.id, alice)).status.state).toBe("canceled");
+  });
+
+  test("a key limited to some agents sees and uses only those", async () => {
+    const { service, agents } = started();
+    agents.set(counterAgent("other", 1));
+    const limited: Scope = { caller: { principal: "k", agents: ["other"] } };
+    expect(service.listAgents(limited.caller).map((a) => a.info.id)).toEqual(["other"]);
+    expect(await reason(service.send(request("x", { agentId: "counter" }), "v0.3", limited))).toBe("unknown-agent");
+    expect((await service.send(request("x", { agentId: "other" }), "v0.3", limited)).status.state).toBe("completed");
+  });
+
+  test("an agent path scopes what is seen: another agent's task is not found there", async () => {
+    const { service, agents } = started();
+    agents.set(counterAgent("other", 1));
+    const task = await service.send(request("x"), "v0.3");
+    expect(await reason(service.get(task.id, { agentId: "other" }))).toBe("task-not-found");
+    expect((await service.get(task.id, { agentId: "counter" })).id).toBe(task.id);
+  });
+
+  test("list clamps page sizes and pages with a token", async () => {
+    const { service } = started();
+    for (let i = 0; i < 3; i++) await service.send(request(`n${i}`), "v1.0");
+    const first = await service.list({ pageSize: 2 });
+    expect(first.tasks).toHaveLength(2);
+    expect(first.totalSize).toBe(3);
+    const second = await service.list({ pageSize: 2, pageToken: first.nextPageToken });
+    expect(second.tasks).toHaveLength(1);
+    expect(second.nextPageToken).toBe("");
+    expect((await service.list({ pageSize: 0 })).pageSize).toBe(1);
+    expect((await service.list({ pageSize: 1000 })).pageSize).toBe(100);
+    expect(await reason(service.list({ pageToken: "garbage" }))).toBe("invalid-params");
+  });
+
+  test("runningTurn finds a session's running turn and where it started; none once it ended", async () => {
+    const { service, agents } = started();
+    const gate = gatedAgent("gated");
+    agents.set(gate.agent);
+    const { task, fromSeq } = await service.start(request("hi", { agentId: "gated", contextId: "chat-1" }), "v0.3");
+    await gate.running;
+    const running = await service.runningTurn("chat-1");
+    expect(running).toEqual({ task: expect.objectContaining({ id: task.id }), fromSeq });
+    const events = await service.events(task.id, running!.fromSeq);
+    gate.release();
+    expect((await collect(events)).map((e) => e.kind)).toEqual(["status", "artifact", "status"]);
+    expect(await service.runningTurn("chat-1")).toBeUndefined();
+  });
+});
