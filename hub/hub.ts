@@ -1,18 +1,18 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
-import type { AgentInfo } from "../router/core/agent.js";
-import { isTerminal, type TaskState } from "../router/core/model.js";
 import type { AgentRegistry } from "../router/agents/registry.js";
-import { failure, success, type RpcId } from "../router/rpc/envelope.js";
-import { RpcError, toRpcError } from "../router/rpc/errors.js";
-import { exceedsDepth, MAX_JSON_DEPTH } from "../router/schema/depth.js";
+import { failure } from "../router/rpc/envelope.js";
+import { RpcError } from "../router/rpc/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
-import { HubAgent } from "./hub-agent.js";
-import { HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, HUB_SCHEMAS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
-import { artifactUpdate, hasText, statusUpdate } from "./translate.js";
+import { HubConnection } from "./connection.js";
+import { checkParams, isAnswer, readFrame } from "./frames.js";
+import { HubAgentConnector } from "./hub-agent-connector.js";
+import { normalizeOrigin, originAllowed } from "./origin.js";
+import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
+import { Registrations } from "./registration.js";
+import { routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
 
 export interface HubOptions {
   registry: AgentRegistry;
@@ -24,17 +24,12 @@ export interface HubOptions {
   allowAnonymous: boolean;
   /** No frame for this long and the agent is dropped. */
   timeoutMs: number;
-}
-
-interface Connection {
-  id: string;
-  ws: WebSocket;
-  token: string | undefined;
-  agent?: HubAgent;
-  timer?: NodeJS.Timeout;
-  pinger?: NodeJS.Timeout;
-  /** Close code implied by a protocol error ws reported before closing. */
-  error?: number;
+  /** A socket that has not registered by then is closed. Default 10000. */
+  registerTimeoutMs?: number;
+  /** An agent that drops keeps its tasks in flight this long, for its reconnect. Default 2000. */
+  resumeGraceMs?: number;
+  /** Browser origins that may open the hub besides the router's own (`cors.origins` + `hub.allowedOrigins`). */
+  allowedOrigins?: readonly string[];
 }
 
 /**
@@ -42,22 +37,21 @@ interface Connection {
  * updates back. Runs on the router's HTTP server (`noServer` + handleUpgrade on /hub and /ws/agents).
  */
 export class AgentHub {
-  #opts: HubOptions;
+  #opts: HubOptions & { registerTimeoutMs: number; resumeGraceMs: number };
   #wss: WebSocketServer;
-  #owners = new Map<string, string[]>();
-  #connections = new Set<Connection>();
-  #offline = new Map<string, HubAgent>();
+  #registrations: Registrations;
+  #connections = new Set<HubConnection>();
+  #origins: ReadonlySet<string>;
 
   constructor(options: HubOptions) {
-    this.#opts = options;
+    this.#opts = {
+      ...options,
+      registerTimeoutMs: options.registerTimeoutMs ?? HUB_DEFAULTS.registerTimeoutMs,
+      resumeGraceMs: options.resumeGraceMs ?? HUB_DEFAULTS.resumeGraceMs,
+    };
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: HUB_DEFAULTS.maxPayload });
-    for (const [token, names] of Object.entries(options.tokens)) {
-      for (const name of Array.isArray(names) ? names : [names]) {
-        this.#owners.set(name, [...(this.#owners.get(name) ?? []), token]);
-        // Known by configuration: listed offline until it connects, so clients get "agent unavailable".
-        if (!options.registry.find(name)) options.registry.set(new HubAgent(placeholderInfo(name)));
-      }
-    }
+    this.#registrations = new Registrations(options);
+    this.#origins = new Set((options.allowedOrigins ?? []).map((o) => normalizeOrigin(o) ?? o));
   }
 
   /** Registered agents currently connected. */
@@ -71,6 +65,11 @@ export class AgentHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? "/", "http://hub");
     if (!HUB_PATHS.includes(url.pathname)) return false;
+    if (!originAllowed(req, this.#origins)) {
+      this.#opts.logger.warn({ origin: req.headers.origin }, "hub upgrade refused: origin not allowed");
+      refuseUpgrade(socket, 403, "origin not allowed");
+      return true;
+    }
     const bearer = req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? url.searchParams.get("token") ?? undefined;
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token));
@@ -79,234 +78,92 @@ export class AgentHub {
 
   /** Says goodbye to every agent (close code 1001, going away), then cuts whoever does not answer. */
   async close(): Promise<void> {
-    const closing = [...this.#connections].map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          const cut = setTimeout(() => c.ws.terminate(), HUB_DEFAULTS.closeGraceMs);
-          c.ws.once("close", () => {
-            clearTimeout(cut);
-            resolve();
-          });
-          c.ws.close(1001, "router shutting down");
-        }),
-    );
-    await Promise.all(closing);
+    await Promise.all([...this.#connections].map((c) => c.close(HUB_CLOSE_CODES.GOING_AWAY, "router shutting down")));
+    for (const agent of this.#opts.registry.list()) if (agent instanceof HubAgentConnector) agent.dispose();
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
   #accept(ws: WebSocket, token: string | undefined): void {
-    const conn: Connection = { id: randomUUID(), ws, token };
+    const { timeoutMs, registerTimeoutMs, logger } = this.#opts;
+    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs }, {
+      frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
+      dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
+    }, logger);
     this.#connections.add(conn);
-    this.#alive(conn);
-    const pingEvery = Math.min(HUB_DEFAULTS.maxPingIntervalMs, Math.max(10, Math.floor(this.#opts.timeoutMs / 3)));
-    conn.pinger = setInterval(() => ws.ping(), pingEvery);
-    conn.pinger.unref();
-    ws.on("pong", () => this.#alive(conn));
-    ws.on("message", (data, isBinary) => {
-      this.#alive(conn);
-      this.#onFrame(conn, data, isBinary);
-    });
-    ws.on("close", (code, reason) => this.#drop(conn, closeReason(conn.error ?? code, reason.toString())));
-    ws.on("error", (err: Error & { code?: string }) => {
-      // ws stops reading after a protocol error and the close then reports 1006: keep the real cause.
-      if (err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") conn.error = 1009;
-      this.#opts.logger.warn({ err, connection: conn.id }, "hub connection error");
-    });
-    this.#send(conn, { jsonrpc: "2.0", method: HUB_METHODS.CONNECTION_ESTABLISHED, params: { connection_id: conn.id } });
+    conn.start();
+    conn.send({ jsonrpc: "2.0", method: HUB_METHODS.CONNECTION_ESTABLISHED, params: { connection_id: conn.id } });
   }
 
-  #alive(conn: Connection): void {
-    if (conn.timer) conn.timer.refresh();
-    else {
-      conn.timer = setTimeout(() => {
-        this.#opts.logger.warn({ connection: conn.id, agent: conn.agent?.info.id }, "hub agent timed out");
-        conn.ws.terminate();
-        this.#drop(conn, `it sent nothing for ${this.#opts.timeoutMs} ms`);
-      }, this.#opts.timeoutMs);
-      conn.timer.unref();
-    }
-  }
-
-  #drop(conn: Connection, why: string): void {
+  #drop(conn: HubConnection, why: string, agentLeft: boolean): void {
     if (!this.#connections.delete(conn)) return;
-    clearTimeout(conn.timer);
-    clearInterval(conn.pinger);
     const agent = conn.agent;
-    if (agent) {
-      this.#opts.logger.info({ agent: agent.info.id, inFlight: agent.inFlight, why }, "hub agent dropped");
-      agent.detach(`Agent ${agent.info.id} disconnected while the task was in flight: ${why}.`);
-      if (!this.#owners.has(agent.info.id)) this.#rememberOffline(agent);
-    }
+    if (!agent) return;
+    // An agent that said goodbye is not coming back for its tasks; a lost link may be back within the grace.
+    const grace = agentLeft ? 0 : this.#opts.resumeGraceMs;
+    this.#opts.logger.info({ agent: agent.info.id, inFlight: agent.inFlight, why, graceMs: grace }, "hub agent dropped");
+    agent.detach(`Agent ${agent.info.id} disconnected while the task was in flight: ${why}.`, grace);
+    this.#registrations.left(agent);
   }
 
-  /**
-   * Anonymous agents that left stay listed (offline, so clients get "agent unavailable") up to a bound;
-   * beyond it the longest-gone are forgotten, so agents with per-instance names cannot grow the registry.
-   */
-  #rememberOffline(agent: HubAgent): void {
-    this.#offline.delete(agent.info.id);
-    this.#offline.set(agent.info.id, agent);
-    for (const [id, old] of this.#offline) {
-      if (this.#offline.size <= HUB_DEFAULTS.maxOfflineAnonymous) break;
-      this.#offline.delete(id);
-      if (!old.isOnline() && this.#opts.registry.find(id) === old) this.#opts.registry.delete(id);
-    }
-  }
-
-  #send(conn: Connection, frame: object): void {
-    if (conn.ws.readyState === conn.ws.OPEN) conn.ws.send(JSON.stringify(frame));
-  }
-
-  #onFrame(conn: Connection, data: RawData, isBinary: boolean): void {
-    let frame: { id?: RpcId; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-    try {
-      if (isBinary) throw new Error("binary frames are not part of the hub protocol");
-      try {
-        frame = JSON.parse(data.toString());
-      } catch {
-        // JSON.parse's own text names JavaScript internals; the agent only needs to know the frame is not JSON.
-        throw new Error("the frame is not valid JSON");
-      }
-      if (!frame || typeof frame !== "object" || Array.isArray(frame)) throw new Error("a frame must be one JSON object");
-      if (exceedsDepth(frame)) throw new Error(`a frame may not nest deeper than ${MAX_JSON_DEPTH} levels`);
-    } catch (err) {
-      this.#send(conn, failure(null, RpcError.parse((err as Error).message).toJSON()));
+  #onFrame(conn: HubConnection, data: RawData, isBinary: boolean): void {
+    const frame = readFrame(data, isBinary);
+    if (frame instanceof RpcError) {
+      conn.send(failure(null, frame.toJSON()));
       return;
     }
     const id = frame.id ?? null;
     const hasId = frame.id !== undefined;
-    if (typeof frame.method !== "string") {
-      if ("result" in frame || "error" in frame) {
-        // An agent's answer to task.execute / task.cancel.
-        if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined);
-        return;
-      }
-      if (hasId) this.#send(conn, failure(id, RpcError.invalidRequest("method must be a string", "method").toJSON()));
+    if (isAnswer(frame)) {
+      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined);
       return;
     }
-    try {
-      const result = this.#handle(conn, frame.method, frame.params ?? {});
-      if (hasId && result !== undefined) this.#send(conn, success(id, result));
-    } catch (err) {
-      // A bug's text (a stack, "x is not a function") is not the agent's business: toRpcError makes it generic.
-      const e = toRpcError(err);
-      // The agent is told; at debug level so a misbehaving agent cannot flood the log.
-      this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: e.message, err }, "hub frame refused");
-      this.#send(conn, failure(id, e.toJSON()));
+    if (typeof frame.method !== "string") {
+      if (hasId) conn.send(failure(id, RpcError.invalidRequest("method must be a string", "method").toJSON()));
+      return;
     }
+    let result: unknown;
+    try {
+      result = this.#handle(conn, frame.method, frame.params ?? {});
+    } catch (err) {
+      result = Promise.reject(err);
+    }
+    if (result instanceof Promise) {
+      result.catch((err: unknown) => {
+        // At debug level: a misbehaving agent must not be able to flood the log.
+        this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: (err as Error).message }, "hub frame refused");
+      });
+    }
+    if (hasId) conn.answer(id, frame.method, result);
   }
 
-  #handle(conn: Connection, method: string, params: unknown): unknown {
-    const schema = HUB_SCHEMAS[method];
-    if (schema) {
-      const issue = this.#opts.schemas.check(schema, params);
-      if (issue) throw RpcError.invalidParams(issue.message, issue.field);
-    }
+  #handle(conn: HubConnection, method: string, params: unknown): unknown {
+    checkParams(this.#opts.schemas, method, params);
+    if (TASK_UPDATE_METHODS.has(method)) return routeTaskUpdate(conn.agent, method, params as StatusParams | ArtifactParams);
     switch (method) {
       case HUB_METHODS.REGISTER:
         return this.#register(conn, params as RegisterParams);
       case HUB_METHODS.HEARTBEAT:
-        this.#send(conn, { jsonrpc: "2.0", method: HUB_METHODS.HEARTBEAT_ACK, params: {} });
+        conn.send({ jsonrpc: "2.0", method: HUB_METHODS.HEARTBEAT_ACK, params: {} });
         return { ok: true };
-      case HUB_METHODS.TASK_STATUS: {
-        const p = params as StatusParams;
-        const { agent, channel } = this.#owned(conn, p.task_id);
-        if (hasText(p.status.message)) channel.sawText = true;
-        const final = p.final === true || isTerminal(p.status.state as TaskState);
-        channel.queue.push(statusUpdate(p, final));
-        if (final) agent.release(p.task_id);
-        return { ok: true };
-      }
-      case HUB_METHODS.TASK_ARTIFACT: {
-        const p = params as ArtifactParams;
-        const { channel } = this.#owned(conn, p.task_id);
-        channel.queue.push(artifactUpdate(p));
-        return { ok: true };
-      }
-      case HUB_METHODS.TASK_COMPLETE: {
-        const p = params as StatusParams;
-        const { agent, channel } = this.#owned(conn, p.task_id);
-        // A non-streaming agent's only message is shown first as a working status (the seed's two-event rule).
-        if (!channel.sawText && hasText(p.status.message)) {
-          channel.queue.push(statusUpdate({ task_id: p.task_id, status: { state: "working", message: p.status.message } }, false));
-        }
-        channel.queue.push(statusUpdate(p, true));
-        agent.release(p.task_id);
-        return { ok: true };
-      }
       default:
         throw RpcError.methodNotFound(method);
     }
   }
 
-  #owned(conn: Connection, taskId: string) {
-    const agent = conn.agent;
-    if (!agent) throw RpcError.invalidRequest("register with agent.register before sending task updates");
-    const channel = agent.channel(taskId);
-    if (!channel) throw RpcError.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
-    return { agent, channel };
-  }
-
-  #register(conn: Connection, p: RegisterParams): unknown {
-    const name = p.agent_name;
+  #register(conn: HubConnection, p: RegisterParams): unknown {
     if (conn.agent) throw RpcError.invalidRequest(`this connection is already registered as ${conn.agent.info.id}`);
-    const token = p.auth_token ?? conn.token;
-    const owners = this.#owners.get(name);
-    if (token !== undefined) {
-      const allowed = this.#opts.tokens[token];
-      if (allowed === undefined) throw RpcError.invalidParams("invalid token", "auth_token");
-      const names = Array.isArray(allowed) ? allowed : [allowed];
-      if (!names.includes(name)) throw RpcError.invalidParams(`token may not register agent "${name}"`, "agent_name");
-    } else if (owners) {
-      throw RpcError.invalidParams(`agent name "${name}" is owned by another token; send its token`, "auth_token");
-    } else if (!this.#opts.allowAnonymous) {
-      throw RpcError.invalidParams("a token is required to register (configure hub.tokens)", "auth_token");
-    }
-    const existing = this.#opts.registry.find(name);
-    if (existing && !(existing instanceof HubAgent)) {
-      throw RpcError.invalidParams(`agent name "${name}" is taken by a ${existing.info.transport} agent`, "agent_name");
-    }
-    if (existing?.isOnline()) throw RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
-    const agent = (existing as HubAgent | undefined) ?? new HubAgent(placeholderInfo(name));
-    agent.attach({ send: (frame) => this.#send(conn, frame) }, infoFrom(p), token);
-    conn.agent = agent;
-    this.#offline.delete(name);
-    this.#opts.registry.set(agent);
-    this.#opts.logger.info({ agent: name, connection: conn.id }, "hub agent registered");
-    return { registered: true, agent_id: name };
+    const agent = this.#registrations.register(p, conn.token, { send: (frame) => conn.send(frame) });
+    conn.registered(agent);
+    this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
+    return { registered: true, agent_id: agent.info.id };
   }
 }
 
-/** Why a connection closed, in words (1009: a frame over the hub's size limit). */
-function closeReason(code: number, reason: string): string {
-  if (code === 1009) return `it sent a frame larger than ${HUB_DEFAULTS.maxPayload} bytes`;
-  if (reason) return `it closed the connection: ${reason}`;
-  return code === 1000 || code === 1001 || code === 1005 ? "it closed the connection" : `the connection was lost (code ${code})`;
-}
-
-function placeholderInfo(name: string): AgentInfo {
-  return { id: name, name, description: `WebSocket agent ${name}`, transport: "ws", skills: [], streaming: true };
-}
-
-function infoFrom(p: RegisterParams): AgentInfo {
-  const card = p.card ?? {};
-  const cardSkills = Array.isArray(card.skills) ? (card.skills as RegisterParams["skills"]) : undefined;
-  const skills = (p.skills ?? cardSkills ?? []).map((s) => ({
-    id: s.id ?? s.name,
-    name: s.name,
-    description: s.description ?? "",
-    ...(s.tags && { tags: s.tags }),
-    ...(s.examples && { examples: s.examples }),
-  }));
-  const capabilities = card.capabilities as { streaming?: boolean } | undefined;
-  return {
-    id: p.agent_name,
-    name: p.agent_name,
-    description: p.description ?? (typeof card.description === "string" ? card.description : `WebSocket agent ${p.agent_name}`),
-    transport: "ws",
-    skills,
-    streaming: p.streaming ?? capabilities?.streaming ?? true,
-    ...(typeof card.version === "string" && { version: card.version }),
-    ...(p.card && { card: p.card }),
-  };
+/** Answers a refused upgrade with a plain HTTP status and closes the socket. */
+function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  const body = JSON.stringify({ error: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : "Refused"}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

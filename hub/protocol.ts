@@ -14,6 +14,14 @@ export const HUB_METHODS = {
 /** Paths the hub answers WebSocket upgrades on. */
 export const HUB_PATHS: readonly string[] = ["/hub", "/ws/agents"];
 
+/** WebSocket close codes the hub sends. */
+export const HUB_CLOSE_CODES = {
+  /** The router is shutting down. */
+  GOING_AWAY: 1001,
+  /** The socket did not register within `hub.registerTimeoutMs`. */
+  POLICY_VIOLATION: 1008,
+} as const;
+
 /** Hub limits, in one place. */
 export const HUB_DEFAULTS = {
   /** Largest frame accepted from an agent. */
@@ -24,15 +32,19 @@ export const HUB_DEFAULTS = {
   maxOfflineAnonymous: 256,
   /** How long agents get to answer the close handshake at shutdown. */
   closeGraceMs: 1000,
+  /** A socket that has not registered by then is closed (config `hub.registerTimeoutMs`). */
+  registerTimeoutMs: 10_000,
+  /** How long an agent that dropped keeps its tasks in flight (config `hub.resumeGraceMs`). */
+  resumeGraceMs: 2000,
 };
 
 /** Schema refs (schemas/hub.schema.json) for the agent-to-hub methods' params. */
-export const HUB_SCHEMAS: Readonly<Record<string, string>> = {
-  [HUB_METHODS.REGISTER]: "hub#/$defs/Register",
-  [HUB_METHODS.TASK_STATUS]: "hub#/$defs/Status",
-  [HUB_METHODS.TASK_ARTIFACT]: "hub#/$defs/Artifact",
-  [HUB_METHODS.TASK_COMPLETE]: "hub#/$defs/Complete",
-};
+export const HUB_SCHEMAS: ReadonlyMap<string, string> = new Map([
+  [HUB_METHODS.REGISTER, "hub#/$defs/Register"],
+  [HUB_METHODS.TASK_STATUS, "hub#/$defs/Status"],
+  [HUB_METHODS.TASK_ARTIFACT, "hub#/$defs/Artifact"],
+  [HUB_METHODS.TASK_COMPLETE, "hub#/$defs/Complete"],
+]);
 
 export interface RegisterParams {
   agent_name: string;
@@ -46,15 +58,21 @@ export interface RegisterParams {
 type WirePart = { type?: string; kind?: string; text?: string; file?: unknown; data?: unknown; metadata?: Record<string, unknown> };
 export type WireMessage = { role?: "user" | "agent"; parts: WirePart[]; metadata?: Record<string, unknown> };
 
-export interface StatusParams {
+/**
+ * Fields every agent-to-hub task update carries. `seq` (optional) numbers an agent's updates within one
+ * turn from 1: an update re-sent after a reconnect carries a seq the hub has seen and is acked, not logged twice.
+ */
+interface TaskFrameParams {
   task_id: string;
-  status: { state: string; message?: WireMessage };
-  final?: boolean;
+  seq?: number;
   metadata?: Record<string, unknown>;
 }
 
-export interface ArtifactParams {
-  task_id: string;
+export interface StatusParams extends TaskFrameParams {
+  status: { state: string; message?: WireMessage };
+  final?: boolean;
+}
+
+export interface ArtifactParams extends TaskFrameParams {
   artifact: { name?: string; description?: string; parts: WirePart[]; index?: number; append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> };
-  metadata?: Record<string, unknown>;
 }

@@ -1,6 +1,8 @@
 import { artifactFromV01, messageToV01, partFromV01 } from "../router/dialects/index.js";
-import type { AgentUpdate, Message, Part } from "../router/core/model.js";
+import { TEXT_KIND_KEY, type AgentUpdate, type Message, type Part, type TextKind } from "../router/core/model.js";
 import type { ArtifactParams, StatusParams, WireMessage } from "./protocol.js";
+
+const TEXT_KINDS: ReadonlySet<unknown> = new Set<TextKind>(["delta", "snapshot", "progress"]);
 
 /** Hub frames carry v0.1 parts (`type`); agents written against v0.3 send `kind`, so both are read. */
 function part(p: WireMessage["parts"][number]): Part {
@@ -16,12 +18,26 @@ export function messageToWire(m: Message) {
   return messageToV01(m);
 }
 
-export function statusUpdate(p: StatusParams, final: boolean): AgentUpdate {
+/**
+ * What a non-final `task.status` text is (CONTRACT section 9): the kind the agent named, when it named a
+ * valid one (the SDK's `ctx.status` says "progress"); else a chunk of the answer, "delta".
+ */
+export function streamedTextKind(p: StatusParams): TextKind {
+  const named = p.metadata?.[TEXT_KIND_KEY];
+  return TEXT_KINDS.has(named) ? (named as TextKind) : "delta";
+}
+
+/**
+ * A status update as the engine takes it. A status that carries a message names its text's kind in the
+ * event metadata (`textKind`), next to whatever metadata the agent sent (cost, progress, ...).
+ */
+export function statusUpdate(p: StatusParams, final: boolean, textKind: TextKind): AgentUpdate {
+  const metadata = p.status.message ? { ...p.metadata, [TEXT_KIND_KEY]: textKind } : p.metadata;
   return {
     kind: "status",
     status: { state: p.status.state as never, ...(p.status.message && { message: messageFromWire(p.status.message) }) },
     final,
-    ...(p.metadata && { metadata: p.metadata }),
+    ...(metadata && { metadata }),
   };
 }
 

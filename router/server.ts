@@ -171,6 +171,9 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     tokens: config.hub.tokens,
     allowAnonymous: config.hub.allowAnonymous ?? (noTokens && isLoopback(config.host)),
     timeoutMs: config.hub.timeoutMs,
+    registerTimeoutMs: config.hub.registerTimeoutMs,
+    resumeGraceMs: config.hub.resumeGraceMs,
+    allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
   });
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");

@@ -11,6 +11,8 @@ export const DEFAULTS = {
   /** Heartbeats sent in a row without any frame from the hub before the link is presumed dead. */
   unansweredHeartbeats: 3,
   maxBufferedFrames: 10_000,
+  /** How long the hub gets to answer agent.register before the link is redialed. */
+  registerTimeoutMs: 10_000,
   initialDelayMs: 500,
   maxDelayMs: 30_000,
   /** How long close() waits for the closing handshake before cutting the socket. */
@@ -31,7 +33,8 @@ const STDERR_LOGGER: AgentLogger = {
 
 /** connectAgent options, validated, with every default filled in. */
 export interface Settings {
-  url: string;
+  /** The hubs to dial, in turn (at least one). */
+  urls: string[];
   name: string;
   token?: string;
   card?: Record<string, unknown>;
@@ -39,6 +42,7 @@ export interface Settings {
   reconnect: { initialDelayMs: number; maxDelayMs: number } | false;
   heartbeatMs: number;
   maxBufferedFrames: number;
+  registerTimeoutMs: number;
   streaming?: boolean;
   logger: AgentLogger;
 }
@@ -51,20 +55,27 @@ function positive(value: unknown, field: string, fallback: number, allowInfinity
   return value;
 }
 
-function hubUrl(value: unknown): string {
-  if (typeof value !== "string" || value === "") throw new AgentOptionsError("options.url", "is required (ws://HOST:PORT/hub)");
+function hubUrl(value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") throw new AgentOptionsError(field, "is required (ws://HOST:PORT/hub)");
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new AgentOptionsError("options.url", `is not a URL: ${JSON.stringify(value)}`);
+    throw new AgentOptionsError(field, `is not a URL: ${JSON.stringify(value)}`);
   }
   if (url.protocol === "http:") url.protocol = "ws:";
   else if (url.protocol === "https:") url.protocol = "wss:";
   else if (url.protocol !== "ws:" && url.protocol !== "wss:") {
-    throw new AgentOptionsError("options.url", `must be a ws(s):// URL (or http(s)://, dialed as ws(s)://), got ${JSON.stringify(value)}`);
+    throw new AgentOptionsError(field, `must be a ws(s):// URL (or http(s)://, dialed as ws(s)://), got ${JSON.stringify(value)}`);
   }
   return url.toString();
+}
+
+/** One hub URL, or several (router instances on one store) tried in turn on reconnect. */
+function hubUrls(value: unknown): string[] {
+  if (!Array.isArray(value)) return [hubUrl(value, "options.url")];
+  if (value.length === 0) throw new AgentOptionsError("options.url", "must list at least one hub URL");
+  return value.map((v, i) => hubUrl(v, `options.url[${i}]`));
 }
 
 let nameRule: { pattern: RegExp; maxLength: number } | undefined;
@@ -100,7 +111,7 @@ function agentName(value: unknown): string {
 /** Validates the options; throws AgentOptionsError naming the bad field. */
 export function settingsFrom(options: ConnectAgentOptions): Settings {
   if (typeof options !== "object" || options === null) throw new AgentOptionsError("options", "must be an object");
-  const url = hubUrl(options.url);
+  const urls = hubUrls(options.url);
   const name = agentName(options.name);
   if (options.token !== undefined && (typeof options.token !== "string" || options.token === "")) {
     throw new AgentOptionsError("options.token", "must be a non-empty string when given");
@@ -123,7 +134,7 @@ export function settingsFrom(options: ConnectAgentOptions): Settings {
     throw new AgentOptionsError("options.concurrency", `must be a positive integer, got ${JSON.stringify(options.concurrency)}`);
   }
   return {
-    url,
+    urls,
     name,
     token: options.token,
     card: options.card,
@@ -131,6 +142,7 @@ export function settingsFrom(options: ConnectAgentOptions): Settings {
     reconnect,
     heartbeatMs: positive(options.heartbeatMs, "options.heartbeatMs", DEFAULTS.heartbeatMs),
     maxBufferedFrames: positive(options.maxBufferedFrames, "options.maxBufferedFrames", DEFAULTS.maxBufferedFrames),
+    registerTimeoutMs: positive(options.registerTimeoutMs, "options.registerTimeoutMs", DEFAULTS.registerTimeoutMs),
     streaming: options.streaming,
     logger: options.logger ?? STDERR_LOGGER,
   };

@@ -1,3 +1,4 @@
+import { TEXT_KIND_KEY } from "../../router/core/model.js";
 import type { ArtifactInput, FinalState, Message, Metadata, Part } from "./types.js";
 
 /** The hub's method names live with the hub (one home for the wire vocabulary). */
@@ -59,15 +60,16 @@ function toPart(part: Part | string): Part {
 }
 
 /**
- * A streamed chunk of the answer (`progress: false`) or progress text that is not part of it (`ctx.status`,
- * marked `metadata.progress: true` so clients can show it apart, e.g. the CLI on stderr when piped).
+ * A streamed chunk of the answer (`progress: false`; the hub names it a "delta") or progress text that is
+ * not part of it (`ctx.status`): marked `textKind: "progress"` (CONTRACT 9), and `progress: true` for
+ * clients that read the older mark (the CLI prints it on stderr when piped).
  */
 export function statusParams(taskId: string, text: string, progress = false) {
   return {
     task_id: taskId,
     status: { state: "working", message: textMessage(text) },
     final: false,
-    ...(progress && { metadata: { progress: true } }),
+    ...(progress && { metadata: { progress: true, [TEXT_KIND_KEY]: "progress" } }),
   };
 }
 

@@ -68,7 +68,10 @@ export interface TaskContext {
   signal: AbortSignal;
   /** Sends an artifact now (`task.artifact`). */
   artifact(artifact: ArtifactInput): Promise<void>;
-  /** Sends progress text now (`task.status` working, final false); it is not part of the answer. */
+  /**
+   * Sends progress text now (`task.status` working, final false, `textKind: "progress"`): a status line
+   * clients show apart from the answer, replaced by the next one.
+   */
   status(text: string): Promise<void>;
 }
 
@@ -113,8 +116,11 @@ export interface ReconnectOptions {
 }
 
 export interface ConnectAgentOptions {
-  /** The hub: `ws://HOST:PORT/hub` (an http(s) URL is accepted and turned into ws(s)). */
-  url: string;
+  /**
+   * The hub: `ws://HOST:PORT/hub` (an http(s) URL is accepted and turned into ws(s)). Several hubs (router
+   * instances sharing one store) may be listed: the first is dialed first, the next on each reconnect.
+   */
+  url: string | string[];
   /** The name the agent registers under; clients select it with `--agent NAME` / `metadata.agent`. */
   name: string;
   /** Hub token, when the router requires one. Sent as `Authorization: Bearer` and `auth_token`. */
@@ -127,6 +133,8 @@ export interface ConnectAgentOptions {
   reconnect?: ReconnectOptions | false;
   /** Heartbeat period (ms). Default 15000. The link is dropped and retried after 3 heartbeats get no frame from the hub. */
   heartbeatMs?: number;
+  /** How long the hub gets to answer the registration before the agent redials (ms). Default 10000. */
+  registerTimeoutMs?: number;
   /** Frames kept while disconnected; the oldest are dropped past this. Default 10000. */
   maxBufferedFrames?: number;
   /** Whether the agent streams (card `capabilities.streaming`). Default: true if any handler is a generator. */

@@ -13,6 +13,12 @@ export interface RouterConfig {
     /** Default: true when no tokens are configured and the bind is loopback (dev mode). */
     allowAnonymous?: boolean;
     timeoutMs: number;
+    /** A hub socket that has not registered within this is closed. */
+    registerTimeoutMs: number;
+    /** An agent that drops and registers again within this keeps its tasks in flight. */
+    resumeGraceMs: number;
+    /** Browser origins that may open /hub, besides the router's own and `cors.origins`. */
+    allowedOrigins: string[];
   };
   /** Client API keys: a bare key, or a key with a principal name and the agents it may use. */
   apiKeys: ApiKeyConfig[];
@@ -63,7 +69,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   port: 8080,
   store: "sqlite:./data/router.db",
   agents: [],
-  hub: { tokens: {}, timeoutMs: 90_000 },
+  hub: { tokens: {}, timeoutMs: 90_000, registerTimeoutMs: 10_000, resumeGraceMs: 2000, allowedOrigins: [] },
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,

@@ -69,6 +69,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
   if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
+  if (env.HUB_REGISTER_TIMEOUT_MS) out.hub = { ...out.hub, registerTimeoutMs: intFrom("HUB_REGISTER_TIMEOUT_MS", env.HUB_REGISTER_TIMEOUT_MS) };
+  if (env.HUB_RESUME_GRACE_MS) out.hub = { ...out.hub, resumeGraceMs: intFrom("HUB_RESUME_GRACE_MS", env.HUB_RESUME_GRACE_MS) };
+  if (env.HUB_ALLOWED_ORIGINS) out.hub = { ...out.hub, allowedOrigins: splitList(env.HUB_ALLOWED_ORIGINS) };
   return out;
 }
 
@@ -104,6 +107,10 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
   } catch (err) {
     throw new ConfigError(`Invalid config: ${(err as Error).message.replace(/^--store/, "store")}`);
   }
+  for (const [key, origins] of [["cors.origins", config.cors.origins], ["hub.allowedOrigins", config.hub.allowedOrigins]] as const) {
+    const bad = origins.find((o) => !isOrigin(o));
+    if (bad !== undefined) throw new ConfigError(`Invalid config: ${key} entry "${bad}" must be an origin like https://app.example.com`);
+  }
   const ids = new Set<string>();
   for (const a of config.agents) {
     if (ids.has(a.id)) throw new ConfigError(`Invalid config: agents has the id "${a.id}" twice`);
@@ -118,18 +125,11 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
   return config;
 }
 
-/** What the schema cannot say about publicUrl and cors.origins: they must be http(s) origins. */
+/** What the schema cannot say about publicUrl: an http(s) base URL (a path prefix allowed). */
 function checkEdgeSettings(config: RouterConfig): void {
-  if (config.publicUrl !== undefined) {
-    const url = httpUrl(config.publicUrl);
-    if (!url || url.search || url.hash) throw new ConfigError(`Invalid config: publicUrl must be an http(s) URL without query, got "${config.publicUrl}"`);
-  }
-  for (const origin of config.cors.origins) {
-    const url = httpUrl(origin);
-    if (!url || url.pathname !== "/" || url.search || url.hash || url.username) {
-      throw new ConfigError(`Invalid config: cors.origins entry "${origin}" must be an origin like https://app.example.com`);
-    }
-  }
+  if (config.publicUrl === undefined) return;
+  const url = httpUrl(config.publicUrl);
+  if (!url || url.search || url.hash) throw new ConfigError(`Invalid config: publicUrl must be an http(s) URL without query, got "${config.publicUrl}"`);
 }
 
 function httpUrl(v: string): URL | undefined {
@@ -138,5 +138,15 @@ function httpUrl(v: string): URL | undefined {
     return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** `scheme://host[:port]` and nothing more: what a browser sends in `Origin`. */
+function isOrigin(v: string): boolean {
+  try {
+    const url = new URL(v);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" && !url.search && !url.hash && !url.username;
+  } catch {
+    return false;
   }
 }

@@ -1,10 +1,8 @@
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistry } from "../agents/registry.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
-import { failure } from "../rpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
 import type { ApiKeyConfig } from "../config/config.js";
 import { AuthFailureLimiter } from "./auth-limiter.js";

@@ -74,7 +74,8 @@ export class Dispatcher {
     const issue = this.#deps.schemas.check("jsonrpc", req);
     if (issue) return json(failure(id, RpcError.invalidRequest(issue.message, issue.field).toJSON()));
     const { method, params = {} } = req as { method: string; params?: unknown };
-    const isNotification = !Object.prototype.hasOwnProperty.call(req, "id");
+    // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
+    const isNotification = !Object.hasOwn(req, "id");
     try {
       assertA2AVersion(ctx.a2aVersion);
       const binding = bindMethod(method);

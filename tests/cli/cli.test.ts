@@ -112,9 +112,10 @@ describe("stream", () => {
     expect(r).toMatchObject({ code: 0, stdout: "HI YOU\n", stderr: "thinking...\n" });
     const json = await cli(["stream", "--agent", "cli-agent", "--skill", "progress", "--json", "x"], { env });
     expect(jsonLines(json.stdout).map((e) => [e.seq, e.status.message.parts[0].text, e.metadata ?? null, e.final])).toEqual([
-      [1, "thinking...", { progress: true }, false],
-      [2, "HI YOU", null, false],
-      [3, "HI YOU", null, true],
+      // Each text names its kind (CONTRACT 9): ctx.status is progress, a yielded chunk a delta, the final a snapshot.
+      [1, "thinking...", { progress: true, textKind: "progress" }, false],
+      [2, "HI YOU", { textKind: "delta" }, false],
+      [3, "HI YOU", { textKind: "snapshot" }, true],
     ]);
   });
 

@@ -113,8 +113,9 @@ describe("hub tasks", () => {
     const events = await replay.all();
     expect(events.map((e) => [e.data.result.status.state, e.data.result.final])).toEqual([["working", false], ["completed", true]]);
     expect(statusText(events[0]!)).toBe("all done");
-    expect(events[0]!.data.result.metadata).toBeUndefined();
-    expect(events[1]!.data.result.metadata).toEqual({ cost: { usd: 0.25 } });
+    // Both texts are the whole answer at once (CONTRACT 9): snapshots, and the cost stays on the final one.
+    expect(events[0]!.data.result.metadata).toEqual({ textKind: "snapshot" });
+    expect(events[1]!.data.result.metadata).toEqual({ cost: { usd: 0.25 }, textKind: "snapshot" });
     // Resubscribing to the finished task: the closing status keeps the final event's metadata.
     const snapshot = await (await openStream(router.url, "tasks/resubscribe", { id: "o-1" })).all();
     expect(snapshot[snapshot.length - 1]!.data.result).toMatchObject({ final: true, metadata: { cost: { usd: 0.25 } } });
@@ -293,7 +294,8 @@ describe("hub liveness", () => {
   let quick: RunningRouter;
   beforeAll(async () => {
     // Short, but with room for a loaded machine: the agent must outlive registration by a wide margin.
-    quick = await testRouter({ config: { hub: { timeoutMs: 1000 }, taskTimeoutMs: 1500 } });
+    // No resume grace: a dropped agent's tasks fail at once, inside the task timeout.
+    quick = await testRouter({ config: { hub: { timeoutMs: 1000, resumeGraceMs: 0 }, taskTimeoutMs: 1500 } });
   });
   afterAll(() => quick.close());
 

@@ -25,7 +25,7 @@ describe("configuration", () => {
     });
     expect(config.port).toBe(3000);
     expect(config.taskTimeoutMs).toBe(5);
-    expect(config.hub).toEqual({ timeoutMs: 7, tokens: { t1: ["a", "c"], t2: ["b"] } });
+    expect(config.hub).toEqual({ timeoutMs: 7, tokens: { t1: ["a", "c"], t2: ["b"] }, registerTimeoutMs: 10000, resumeGraceMs: 2000, allowedOrigins: [] });
     expect(config.apiKeys).toEqual(["k1", "k2"]);
     expect(config.heartbeatMs).toBe(15000);
     expect(config.limits.maxBodyBytes).toBe(10485760);

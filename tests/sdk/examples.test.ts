@@ -60,8 +60,9 @@ test("the non-streaming example answers once, with its cost", async () => {
     ["completed", true],
   ]);
   expect(text(events[0]!)).toBe("3 words, 17 characters, 1 line");
-  expect(events[0]!.result.metadata).toBeUndefined();
-  expect(events[1]!.result.metadata).toEqual({ cost: { inputCharacters: 17, usd: 0.000034 } });
+  // The one answer, shown first as a working status: both texts are the whole answer, snapshots (CONTRACT 9).
+  expect(events[0]!.result.metadata).toEqual({ textKind: "snapshot" });
+  expect(events[1]!.result.metadata).toEqual({ cost: { inputCharacters: 17, usd: 0.000034 }, textKind: "snapshot" });
 });
 
 test("the non-streaming example's compare skill asks for the second text, then answers on the same task", async () => {

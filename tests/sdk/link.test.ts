@@ -36,6 +36,11 @@ class FakeHub {
     });
   }
 
+  /** Acks a task update as the real hub does once it is durable; resolves once the ack is on the wire. */
+  static ack(ws: WebSocket, frame: Frame): Promise<void> {
+    return new Promise((resolve) => ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { ok: true } }), () => resolve()));
+  }
+
   static register(ws: WebSocket, frame: Frame): void {
     ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { registered: true, agent_id: frame.params.agent_name } }));
   }
@@ -95,6 +100,8 @@ describe("the link", () => {
     const first = hub.connections[0]!;
     first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t1", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
     await hub.until(() => taskFrames(first.frames).length === 1);
+    // Acked: durable at the hub, so not sent again.
+    await FakeHub.ack(first.ws, taskFrames(first.frames)[0]!);
 
     // Hold the next registration back until the handler has finished while disconnected.
     hub.onFrame = (conn, frame) => (frame.method === "agent.register" && conn !== first ? false : undefined);
@@ -117,6 +124,58 @@ describe("the link", () => {
       ["task.complete", "completed", "ab"],
     ]);
     expect(second.frames.find((f) => f.method === "task.complete")!.params).toMatchObject({ task_id: "t1", final: true });
+  });
+
+  test("an update the hub had not acked when the link dropped is sent again, with the same seq", async () => {
+    const gate = deferred();
+    const agent = track(
+      connectAgent({ url: hub.url, name: "resender", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
+    ).skill({ name: "s", description: "" }, async function* () {
+      yield "a";
+      await gate.promise;
+      yield "b";
+    });
+    await agent.ready;
+    const first = hub.connections[0]!;
+    first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t2", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    await hub.until(() => taskFrames(first.frames).length === 1);
+    // Not acked: the hub may not have stored it.
+    const again = new Promise((resolve) => agent.on("registered", resolve));
+    first.ws.terminate();
+    await again;
+    const second = hub.connections[1]!;
+    await hub.until(() => taskFrames(second.frames).length === 1);
+    gate.resolve();
+    await hub.until(() => taskFrames(second.frames).length === 3);
+    const seen = (frames: Frame[]) => taskFrames(frames).map((f) => [f.method, f.params.seq, f.params.status.message?.parts[0].text]);
+    expect(seen(first.frames)).toEqual([["task.status", 1, "a"]]);
+    expect(seen(second.frames)).toEqual([
+      ["task.status", 1, "a"],
+      ["task.status", 2, "b"],
+      ["task.complete", 3, "ab"],
+    ]);
+  });
+
+  test("a task.execute sent again for the turn it is running (after a drop) is accepted, not run twice", async () => {
+    const gate = deferred();
+    let runs = 0;
+    const agent = track(connectAgent({ url: hub.url, name: "once", logger: memoryLogger() })).skill({ name: "s", description: "" }, async () => {
+      runs += 1;
+      await gate.promise;
+      return "done";
+    });
+    await agent.ready;
+    const conn = hub.connections[0]!;
+    const execute = (id: string) =>
+      conn.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "task.execute", params: { id: "t3", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    execute("e1");
+    execute("e2");
+    await hub.until(() => conn.frames.filter((f) => f.id === "e1" || f.id === "e2").length === 2);
+    expect(conn.frames.filter((f) => f.id === "e1" || f.id === "e2").map((f) => (f as { result?: unknown }).result)).toEqual([{ accepted: true }, { accepted: true }]);
+    gate.resolve();
+    await hub.until(() => taskFrames(conn.frames).length === 1);
+    expect(runs).toBe(1);
+    expect(taskFrames(conn.frames)[0]!.params).toMatchObject({ task_id: "t3", status: { state: "completed" } });
   });
 
   test("heartbeats flow while registered; a hub that stays silent for three periods is dropped and redialed", async () => {

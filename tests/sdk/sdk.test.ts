@@ -113,7 +113,7 @@ describe("skills", () => {
       "completed:drawn",
     ]);
     // ctx.status is progress, not part of the answer: marked so clients can show it apart.
-    expect(events[0]!.result.metadata).toEqual({ progress: true });
+    expect(events[0]!.result.metadata).toEqual({ progress: true, textKind: "progress" });
     expect(events[1]!.result.artifact).toMatchObject({ index: 0, parts: [{ type: "text", text: "line 1\n" }] });
     expect(events[2]!.result.artifact).toMatchObject({ index: 0, append: true, lastChunk: true, parts: [{ type: "text", text: "line 2\n" }] });
     expect(events[3]!.result.artifact).toMatchObject({ index: 1, parts: [{ type: "data", data: { width: 3 } }] });

@@ -1,0 +1,155 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { RawData, WebSocket } from "ws";
+import { failure, success, type RpcId } from "../router/rpc/envelope.js";
+import { RpcError, toRpcError } from "../router/rpc/errors.js";
+import type { HubAgentConnector } from "./hub-agent-connector.js";
+import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
+
+/** Timing of one connection's liveness checks. */
+export interface LivenessOptions {
+  /** No frame and no pong for this long: the socket is cut. */
+  timeoutMs: number;
+  /** Not registered by then: the socket is closed, however lively it is. */
+  registerTimeoutMs: number;
+}
+
+/** What a connection reports to the hub. */
+export interface ConnectionEvents {
+  frame(conn: HubConnection, data: RawData, isBinary: boolean): void;
+  /** The connection is gone; `agentLeft`: the agent closed it on purpose (a close frame of its own). */
+  dropped(conn: HubConnection, why: string, agentLeft: boolean): void;
+}
+
+/**
+ * One agent socket and its liveness: ws-level pings, the silence timeout, the registration deadline, and
+ * answers sent in the order their requests came (an ack may wait for the store; the ones after it wait too).
+ */
+export class HubConnection {
+  readonly id = randomUUID();
+  /** The agent this socket registered as, once it has. */
+  agent: HubAgentConnector | undefined;
+  #silence: NodeJS.Timeout | undefined;
+  #pinger: NodeJS.Timeout | undefined;
+  #registerBy: NodeJS.Timeout | undefined;
+  /** Close code implied by a protocol error ws reported before closing. */
+  #error: number | undefined;
+  #answers: Promise<void> = Promise.resolve();
+  #gone = false;
+
+  constructor(
+    readonly ws: WebSocket,
+    /** The token the upgrade carried, if any. */
+    readonly token: string | undefined,
+    readonly options: LivenessOptions,
+    readonly events: ConnectionEvents,
+    readonly logger: Logger,
+  ) {}
+
+  /** Starts listening and the liveness clocks. */
+  start(): void {
+    const { ws, options } = this;
+    this.#alive();
+    const pingEvery = Math.min(HUB_DEFAULTS.maxPingIntervalMs, Math.max(10, Math.floor(options.timeoutMs / 3)));
+    this.#pinger = setInterval(() => ws.ping(), pingEvery);
+    this.#pinger.unref();
+    // Pongs keep a socket alive but do not register it: an idle socket must not hold a slot for free.
+    this.#registerBy = setTimeout(() => {
+      this.logger.warn({ connection: this.id }, "hub socket did not register in time");
+      ws.close(HUB_CLOSE_CODES.POLICY_VIOLATION, `register within ${options.registerTimeoutMs} ms`);
+      this.#drop(`it did not register within ${options.registerTimeoutMs} ms`, false);
+    }, options.registerTimeoutMs);
+    this.#registerBy.unref();
+    ws.on("pong", () => this.#alive());
+    ws.on("message", (data, isBinary) => {
+      this.#alive();
+      this.events.frame(this, data, isBinary);
+    });
+    ws.on("close", (code, reason) => {
+      const text = reason.toString();
+      this.#drop(closeReason(this.#error ?? code, text), this.#error === undefined && isAgentGoodbye(code));
+    });
+    ws.on("error", (err: Error & { code?: string }) => {
+      // ws stops reading after a protocol error and the close then reports 1006: keep the real cause.
+      if (err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") this.#error = 1009;
+      this.logger.warn({ err, connection: this.id }, "hub connection error");
+    });
+  }
+
+  /** The socket registered: its registration deadline no longer applies. */
+  registered(agent: HubAgentConnector): void {
+    this.agent = agent;
+    clearTimeout(this.#registerBy);
+  }
+
+  send(frame: object): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  /**
+   * Answers request `id` with `result` once it settles (a rejection with an RpcError is the error answer),
+   * after every earlier answer of this connection: an agent reads its acks in the order it sent.
+   */
+  answer(id: RpcId, method: string, result: unknown): void {
+    const settled = Promise.resolve(result);
+    this.#answers = this.#answers.then(
+      () =>
+        settled.then(
+          (value) => this.send(success(id, value)),
+          (err: unknown) => this.send(failure(id, answerError(err, method, this.logger).toJSON())),
+        ),
+    );
+  }
+
+  /** Closes with the close handshake; cuts whoever does not answer within the shutdown grace. */
+  close(code: number, reason: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.ws.readyState === this.ws.CLOSED) return resolve();
+      const cut = setTimeout(() => this.ws.terminate(), HUB_DEFAULTS.closeGraceMs);
+      this.ws.once("close", () => {
+        clearTimeout(cut);
+        resolve();
+      });
+      this.ws.close(code, reason);
+    });
+  }
+
+  #alive(): void {
+    if (this.#silence) this.#silence.refresh();
+    else {
+      this.#silence = setTimeout(() => {
+        this.logger.warn({ connection: this.id, agent: this.agent?.info.id }, "hub agent timed out");
+        this.ws.terminate();
+        this.#drop(`it sent nothing for ${this.options.timeoutMs} ms`, false);
+      }, this.options.timeoutMs);
+      this.#silence.unref();
+    }
+  }
+
+  #drop(why: string, agentLeft: boolean): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    clearTimeout(this.#silence);
+    clearTimeout(this.#registerBy);
+    clearInterval(this.#pinger);
+    this.events.dropped(this, why, agentLeft);
+  }
+}
+
+/** A refusal as the agent is told it; anything but an RpcError is a bug of ours, logged, told generically. */
+function answerError(err: unknown, method: string, logger: Logger): RpcError {
+  if (!(err instanceof RpcError)) logger.error({ err, method }, "hub failed to handle a frame");
+  return toRpcError(err);
+}
+
+/** Codes of a close the agent asked for: it is leaving, not losing its link. */
+function isAgentGoodbye(code: number): boolean {
+  return code === 1000 || code === 1001 || code === 1005;
+}
+
+/** Why a connection closed, in words (1009: a frame over the hub's size limit). */
+function closeReason(code: number, reason: string): string {
+  if (code === 1009) return `it sent a frame larger than ${HUB_DEFAULTS.maxPayload} bytes`;
+  if (reason) return `it closed the connection: ${reason}`;
+  return isAgentGoodbye(code) ? "it closed the connection" : `the connection was lost (code ${code})`;
+}

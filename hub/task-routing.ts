@@ -1,0 +1,68 @@
+import { isTerminal, type TaskState } from "../router/core/model.js";
+import { RpcError } from "../router/rpc/errors.js";
+import type { HubAgentConnector } from "./hub-agent-connector.js";
+import { HUB_METHODS, type ArtifactParams, type StatusParams } from "./protocol.js";
+import type { TaskChannel } from "./task-channel.js";
+import { artifactUpdate, hasText, statusUpdate, streamedTextKind } from "./translate.js";
+
+/** What a task update is acked with, once it is durable. */
+const ACK = { ok: true } as const;
+
+/** The hub methods that carry an agent's task updates. */
+export const TASK_UPDATE_METHODS: ReadonlySet<string> = new Set([HUB_METHODS.TASK_STATUS, HUB_METHODS.TASK_ARTIFACT, HUB_METHODS.TASK_COMPLETE]);
+
+/**
+ * Routes one task update (params already checked against the method's schema) to the task's turn.
+ * Returns the ack: `{ok: true}` once the update is durable in the store, or a refusal.
+ */
+export function routeTaskUpdate(agent: HubAgentConnector | undefined, method: string, params: StatusParams | ArtifactParams): Promise<unknown> {
+  const channel = owned(agent, params.task_id);
+  if (params.seq !== undefined) {
+    // Re-sent after a reconnect, and taken the first time: ack it again once that first copy is durable.
+    if (params.seq <= channel.lastSeq) return acked(channel.latest, params.task_id);
+    channel.lastSeq = params.seq;
+  }
+  switch (method) {
+    case HUB_METHODS.TASK_STATUS:
+      return acked(status(agent!, channel, params as StatusParams), params.task_id);
+    case HUB_METHODS.TASK_ARTIFACT:
+      return acked(channel.push(artifactUpdate(params as ArtifactParams)), params.task_id);
+    default:
+      return acked(complete(agent!, channel, params as StatusParams), params.task_id);
+  }
+}
+
+function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
+  if (hasText(p.status.message)) channel.sawText = true;
+  const final = p.final === true || isTerminal(p.status.state as TaskState);
+  const durable = channel.push(statusUpdate(p, final, final ? "snapshot" : streamedTextKind(p)));
+  if (final) agent.release(p.task_id);
+  return durable;
+}
+
+function complete(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
+  // A non-streaming agent's only message is shown first as a working status (the two-event rule, 5.7):
+  // the whole answer at once, so a snapshot.
+  if (!channel.sawText && hasText(p.status.message)) {
+    void channel.push(statusUpdate({ task_id: p.task_id, status: { state: "working", message: p.status.message } }, false, "snapshot"));
+  }
+  const durable = channel.push(statusUpdate(p, true, "snapshot"));
+  agent.release(p.task_id);
+  return durable;
+}
+
+function owned(agent: HubAgentConnector | undefined, taskId: string): TaskChannel {
+  if (!agent) throw RpcError.invalidRequest("register with agent.register before sending task updates");
+  const channel = agent.channel(taskId);
+  if (!channel) throw notAssigned(agent, taskId);
+  return channel;
+}
+
+function notAssigned(agent: HubAgentConnector, taskId: string): RpcError {
+  return RpcError.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
+}
+
+async function acked(durable: Promise<boolean>, taskId: string): Promise<unknown> {
+  if (await durable) return ACK;
+  throw RpcError.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
+}
