@@ -179,7 +179,7 @@ describe("upstream idle limit (limits.upstreamIdleMs)", () => {
   test("config: default 300000, env UPSTREAM_IDLE_MS, at most 300000 (Node's fetch gives up on a silent body at 300 s)", () => {
     const schemas = new SchemaRegistry();
     expect(resolveConfig(schemas, {}).limits.upstreamIdleMs).toBe(300_000);
-    expect(resolveConfig(schemas, { file: { limits: { maxBodyBytes: 10 } }, env: configFromEnv({ UPSTREAM_IDLE_MS: "1500" }) }).limits).toEqual({
+    expect(resolveConfig(schemas, { file: { limits: { maxBodyBytes: 10 } }, env: configFromEnv({ UPSTREAM_IDLE_MS: "1500" }) }).limits).toMatchObject({
       maxBodyBytes: 10,
       upstreamIdleMs: 1500,
     });
