@@ -174,6 +174,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     registerTimeoutMs: config.hub.registerTimeoutMs,
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
+    loopbackBind: isLoopback(config.host),
   });
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");

@@ -3,6 +3,7 @@ import type { RunningRouter } from "../../router/index.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { configFromEnv, resolveConfig } from "../../router/config/load.js";
 import { testRouter } from "../helpers/router.js";
+import { request } from "node:http";
 import { raw, rpcBody } from "./helpers.js";
 
 /** The Origin check on POSTs (CONTRACT 12) and CORS (CONTRACT 10). */
@@ -122,5 +123,34 @@ describe("configuration", () => {
     expect(resolveConfig(schemas, {}).cors.origins).toEqual([]);
     expect(() => resolveConfig(schemas, { file: { cors: { origins: ["https://a.example/path"] } } })).toThrow(/cors.origins entry "https:\/\/a.example\/path"/);
     expect(() => resolveConfig(schemas, { file: { cors: { origins: ["*"] } } })).toThrow(/cors.origins entry/);
+  });
+});
+
+/** Opens a WebSocket upgrade on /hub with the given Host and Origin; resolves with 101 or the refusal's status. */
+function upgrade(headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${router.url}/hub`, {
+      agent: false,
+      headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13", ...headers },
+    });
+    req.once("upgrade", (_res, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    req.once("response", (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+describe("the /hub upgrade", () => {
+  test("DNS rebinding: on a loopback bind a non-loopback Host does not make its Origin 'own'; loopback Hosts and listed origins do", async () => {
+    expect(await upgrade({ host: `rebind.example:${router.port}`, origin: `http://rebind.example:${router.port}` })).toBe(403);
+    expect(await upgrade({ host: `localhost:${router.port}`, origin: `http://localhost:${router.port}` })).toBe(101);
+    expect(await upgrade({ origin: APP })).toBe(101);
+    expect(await upgrade({})).toBe(101);
   });
 });
