@@ -11,7 +11,7 @@ import { checkParams, isAnswer, readFrame } from "./frames.js";
 import { HubAgentConnector } from "./hub-agent-connector.js";
 import { normalizeOrigin, originAllowed } from "./origin.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
-import { Registrations } from "./registration.js";
+import { Registrations, type HubCluster } from "./registration.js";
 import { routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
 
 export interface HubOptions {
@@ -32,6 +32,8 @@ export interface HubOptions {
   allowedOrigins?: readonly string[];
   /** The router binds a loopback address: only loopback Host names make an Origin "own" (DNS rebinding). */
   loopbackBind?: boolean;
+  /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
+  cluster?: HubCluster;
 }
 
 /**
@@ -78,6 +80,14 @@ export class AgentHub {
     return true;
   }
 
+  /**
+   * Cuts every agent connection (close code 1012, service restart): they reconnect and register again. Used
+   * when this instance lost its cluster lease, and with it every agent name it held.
+   */
+  disconnectAll(reason: string): void {
+    for (const c of this.#connections) void c.close(HUB_CLOSE_CODES.SERVICE_RESTART, reason.slice(0, 120));
+  }
+
   /** Says goodbye to every agent (close code 1001, going away), then cuts whoever does not answer. */
   async close(): Promise<void> {
     await Promise.all([...this.#connections].map((c) => c.close(HUB_CLOSE_CODES.GOING_AWAY, "router shutting down")));
@@ -104,7 +114,7 @@ export class AgentHub {
     const grace = agentLeft ? 0 : this.#opts.resumeGraceMs;
     this.#opts.logger.info({ agent: agent.info.id, inFlight: agent.inFlight, why, graceMs: grace }, "hub agent dropped");
     agent.detach(`Agent ${agent.info.id} disconnected while the task was in flight: ${why}.`, grace);
-    this.#registrations.left(agent);
+    this.#registrations.left(agent, conn.id);
   }
 
   #onFrame(conn: HubConnection, data: RawData, isBinary: boolean): void {
@@ -152,9 +162,11 @@ export class AgentHub {
     }
   }
 
-  #register(conn: HubConnection, p: RegisterParams): unknown {
+  /** Answers once the name is ours (in a cluster: once it is claimed cluster-wide). */
+  async #register(conn: HubConnection, p: RegisterParams): Promise<unknown> {
     if (conn.agent) throw RpcError.invalidRequest(`this connection is already registered as ${conn.agent.info.id}`);
-    const agent = this.#registrations.register(p, conn.token, { send: (frame) => conn.send(frame) });
+    const link = { send: (frame: object) => conn.send(frame) };
+    const agent = await this.#registrations.register(p, conn.token, link, conn.id, () => this.#connections.has(conn));
     conn.registered(agent);
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
     return { registered: true, agent_id: agent.info.id };

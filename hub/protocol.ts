@@ -20,6 +20,8 @@ export const HUB_CLOSE_CODES = {
   GOING_AWAY: 1001,
   /** The socket did not register within `hub.registerTimeoutMs`. */
   POLICY_VIOLATION: 1008,
+  /** This router lost its cluster lease (and every agent name with it): register again. */
+  SERVICE_RESTART: 1012,
 } as const;
 
 /** Hub limits, in one place. */

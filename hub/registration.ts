@@ -12,6 +12,16 @@ export interface RegistrationOptions {
   /** Agents may register without a token (names owned by a token still need theirs). */
   allowAnonymous: boolean;
   logger: Logger;
+  /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
+  cluster?: HubCluster;
+}
+
+/** One agent name, one connection, in the whole cluster. */
+export interface HubCluster {
+  /** Claims `name` for connection `conn`; false when a connection of another live instance holds it. */
+  claimAgent(name: string, conn: string, info: AgentInfo): Promise<boolean>;
+  /** Frees `name` if connection `conn` still holds it. */
+  releaseAgent(name: string, conn: string): void;
 }
 
 /**
@@ -25,6 +35,8 @@ export class Registrations {
   #namesOf = new Map<string, readonly string[]>();
   #owners = new Map<string, string[]>();
   #offline = new Map<string, HubAgentConnector>();
+  /** Names being claimed cluster-wide right now (a second local registration of one is refused). */
+  #claiming = new Set<string>();
 
   constructor(options: RegistrationOptions) {
     this.#opts = options;
@@ -34,24 +46,50 @@ export class Registrations {
       for (const name of list) {
         this.#owners.set(name, [...(this.#owners.get(name) ?? []), token]);
         // Known by configuration: listed offline until it connects, so clients get "agent unavailable".
-        if (!options.registry.find(name)) options.registry.set(new HubAgentConnector(placeholderInfo(name)));
+        if (!options.registry.findLocal(name)) options.registry.set(new HubAgentConnector(placeholderInfo(name)));
       }
     }
   }
 
   /**
-   * Registers `p.agent_name` for a connection (its upgrade token, if any, and its link), or throws the
-   * refusal the agent is told.
+   * Registers `p.agent_name` for a connection (its upgrade token, if any, its link and id), or throws the
+   * refusal the agent is told. In a cluster the name is claimed in Redis first; `stillOpen` says whether the
+   * connection survived that wait.
    */
-  register(p: RegisterParams, upgradeToken: string | undefined, link: HubLink): HubAgentConnector {
+  async register(p: RegisterParams, upgradeToken: string | undefined, link: HubLink, connId: string, stillOpen: () => boolean): Promise<HubAgentConnector> {
     const name = p.agent_name;
     const token = p.auth_token ?? upgradeToken;
     this.#authorize(name, token);
-    const { registry, logger } = this.#opts;
-    const existing = registry.find(name);
+    const existing = this.#opts.registry.findLocal(name);
     if (existing && !(existing instanceof HubAgentConnector)) {
       throw RpcError.invalidParams(`agent name "${name}" is taken by a ${existing.info.transport} agent`, "agent_name");
     }
+    const alreadyConnected = () => RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
+    if (existing?.isOnline() || this.#claiming.has(name)) throw alreadyConnected();
+    const cluster = this.#opts.cluster;
+    if (cluster) {
+      this.#claiming.add(name);
+      try {
+        const claimed = await cluster.claimAgent(name, connId, infoFrom(p)).catch(() => {
+          throw RpcError.internal("the agent registry of the router cluster cannot be reached");
+        });
+        if (!claimed) throw alreadyConnected();
+        if (!stillOpen()) {
+          // It left while the name was being claimed.
+          cluster.releaseAgent(name, connId);
+          throw alreadyConnected();
+        }
+      } finally {
+        this.#claiming.delete(name);
+      }
+    }
+    return this.#attach(name, p, token, link);
+  }
+
+  /** Attaches a registered connection to its agent (the one seen before under that name, or a new one). */
+  #attach(name: string, p: RegisterParams, token: string | undefined, link: HubLink): HubAgentConnector {
+    const { registry, logger } = this.#opts;
+    const existing = registry.findLocal(name) as HubAgentConnector | undefined;
     if (existing?.isOnline()) throw RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
     const agent = existing ?? new HubAgentConnector(placeholderInfo(name));
     agent.attach(link, infoFrom(p), token, logger);
@@ -60,15 +98,19 @@ export class Registrations {
     return agent;
   }
 
-  /** The agent's connection is gone: anonymous agents are remembered offline, within a bound. */
-  left(agent: HubAgentConnector): void {
+  /**
+   * The agent's connection `connId` is gone: its cluster-wide name is freed, and anonymous agents are
+   * remembered offline, within a bound.
+   */
+  left(agent: HubAgentConnector, connId: string): void {
+    this.#opts.cluster?.releaseAgent(agent.info.id, connId);
     if (this.#owners.has(agent.info.id)) return;
     this.#offline.delete(agent.info.id);
     this.#offline.set(agent.info.id, agent);
     for (const [id, old] of this.#offline) {
       if (this.#offline.size <= HUB_DEFAULTS.maxOfflineAnonymous) break;
       this.#offline.delete(id);
-      if (!old.isOnline() && !old.resuming && this.#opts.registry.find(id) === old) this.#opts.registry.delete(id);
+      if (!old.isOnline() && !old.resuming && this.#opts.registry.findLocal(id) === old) this.#opts.registry.delete(id);
     }
   }
 

@@ -21,7 +21,8 @@ import { RouterMetrics } from "./observability/metrics.js";
 import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { openStore, type RouterStore } from "./store/index.js";
+import { RedisCluster } from "./cluster/index.js";
+import { openStore, RedisStore, type RouterStore } from "./store/index.js";
 import { HttpAgent, type HttpAgentOptions } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
 
@@ -90,9 +91,26 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
   const logger = options.logger ?? silentLogger();
   const schemas = options.schemas ?? new SchemaRegistry();
-  const store = typeof options.store === "object" ? options.store : await openStore(config.store, { logger });
+  // A Redis store is shared: any number of routers serve it as one cluster (router/cluster), fenced per turn.
+  const store = typeof options.store === "object" ? options.store : await openStore(config.store, { logger, exclusive: false, prefix: config.redisPrefix });
+  let cluster: RedisCluster | undefined;
+  if (store instanceof RedisStore) {
+    try {
+      cluster = await RedisCluster.open({ url: store.url, keys: store.clusterKeys, store, leaseMs: config.cluster.leaseMs, logger });
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    store.setFence(cluster);
+  }
+  /** Start-up failed: leave the cluster, close the store. */
+  const closeStores = async () => {
+    await cluster?.close();
+    await store.close();
+  };
 
   const agents = new AgentRegistry();
+  if (cluster) agents.setRemote(cluster);
   agents.set(createEchoAgent());
   let conversations = options.conversations;
   const routes = [...(options.routes ?? [])];
@@ -100,7 +118,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   let eliza: Awaited<ReturnType<typeof createElizaAgent>> | undefined;
   const closeAll = async () => {
     await eliza?.close();
-    await store.close();
+    await closeStores();
   };
   // A caller that brings its own `eliza` (embedding, tests) replaces the built-in one rather than shadowing it.
   const ownEliza = options.hostedAgents?.some((a) => a.info.id === "eliza") ?? false;
@@ -118,7 +136,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       conversations ??= (sessionId) => built.readConversation(sessionId);
       routes.push(...built.httpRoutes());
     } catch (err) {
-      await store.close();
+      await closeStores();
       throw err;
     }
   }
@@ -160,7 +178,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       push.notify(events);
     },
   };
-  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer });
+  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer, ...(cluster && { cluster }) });
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;
@@ -175,6 +193,19 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
     loopbackBind: isLoopback(config.host),
+    ...(cluster && { cluster }),
+  });
+  const eng = engine;
+  const hubNow = hub;
+  cluster?.attach({
+    localAgents: { find: (idOrName) => agents.findLocal(idOrName) },
+    startTurn: (req, dialect, agent) => eng.startTurn(req, dialect, agent),
+    cancel: (taskId) => eng.cancel(taskId),
+    adoptOrphan: async (taskId) => void (await eng.adoptOrphan(taskId)),
+    lost: (reason) => {
+      eng.lost(reason);
+      hubNow.disconnectAll(reason);
+    },
   });
 
   const defaultAgent = config.defaultAgent ?? (agents.find("eliza") ? "eliza" : "echo");
@@ -262,6 +293,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
         await engine!.close();
         await hub!.close();
         await push.close();
+        await cluster?.close();
         // Streams end once their final event is written; give them that, then cut what is left.
         await new Promise((r) => setImmediate(r));
         for (const s of sockets) s.destroy();

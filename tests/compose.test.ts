@@ -49,8 +49,8 @@ function sourceOf(script: string): string {
 }
 
 describe("docker-compose.yml", () => {
-  test("has the router, redis, the example WS agents and the example HTTP agent, each with a healthcheck", () => {
-    expect(Object.keys(services).sort()).toEqual(["http-agent", "redis", "router", "ws-agent", "ws-complete-agent"]);
+  test("has two routers, the load balancer, redis, the example WS agents and the example HTTP agent, each with a healthcheck", () => {
+    expect(Object.keys(services).sort()).toEqual(["http-agent", "lb", "redis", "router", "router-2", "ws-agent", "ws-complete-agent"]);
     for (const [name, service] of Object.entries(services)) {
       expect({ name, test: service.healthcheck?.test?.[0] }).toEqual({ name, test: expect.stringMatching(/^CMD(-SHELL)?$/) });
       expect(service.healthcheck!.interval).toBeDefined();
@@ -77,9 +77,16 @@ describe("docker-compose.yml", () => {
     expect(existsSync(sourceOf(healthCli))).toBe(true);
   });
 
-  test("the router listens on 0.0.0.0:8080, published on loopback, with the config file mounted read-only", () => {
+  test("the second router is the first one again, on the same image (one cluster on one Redis)", () => {
+    const { build, ...rest } = router;
+    expect(build).toBeDefined();
+    expect(services["router-2"]).toEqual(rest);
+  });
+
+  test("the router listens on 0.0.0.0:8080, reached through the load balancer, with the config file mounted read-only", () => {
     expect(router.command).toEqual(["node", "dist/router/bin.js", "serve", "--host", "0.0.0.0", "--port", "8080", "--config", "/config/a2a-router.config.json"]);
-    expect(router.ports).toEqual(["127.0.0.1:8080:8080"]);
+    expect(router.ports).toBeUndefined();
+    expect(router.expose).toEqual(["8080"]);
     expect(configMount).toEqual(["./docker/a2a-router.config.json", "/config/a2a-router.config.json", "ro"]);
     expect(existsSync(join(ROOT, configMount[0]!))).toBe(true);
   });
@@ -102,15 +109,34 @@ describe("docker-compose.yml", () => {
     expect(http.environment!.HOST).toBe("0.0.0.0");
   });
 
-  test("each WS agent dials the router's hub with a token the config grants to its name", () => {
+  test("the load balancer is published on loopback and passes every router, SSE unbuffered, WebSocket upgrades through", () => {
+    const lb = services.lb!;
+    expect(lb.ports).toEqual(["127.0.0.1:8080:8080"]);
+    expect(lb.depends_on).toEqual({ router: { condition: "service_healthy" }, "router-2": { condition: "service_healthy" } });
+    const [source, target, mode] = lb.volumes![0]!.split(":");
+    expect([target, mode]).toEqual(["/etc/nginx/conf.d/default.conf", "ro"]);
+    const nginx = readFileSync(join(ROOT, source!), "utf8").replace(/#.*$/gm, "");
+    const upstreams = [...nginx.matchAll(/^\s*server\s+([\w-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`);
+    expect(upstreams.sort()).toEqual(["router-2:8080", "router:8080"]);
+    expect(nginx).toMatch(/listen 8080;/);
+    expect(nginx).toMatch(/proxy_buffering off;/);
+    expect(nginx).toMatch(/proxy_http_version 1\.1;/);
+    expect(nginx).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    expect(nginx).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
+    // Long streams and idle hub sockets outlive nginx's 60 s default.
+    expect(Number(nginx.match(/proxy_read_timeout (\d+)h;/)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(lb.healthcheck!.test.join(" ")).toContain("http://127.0.0.1:8080/healthz");
+  });
+
+  test("each WS agent dials the cluster's hub (through the load balancer) with a token the config grants to its name", () => {
     for (const name of ["ws-agent", "ws-complete-agent"]) {
       const env = services[name]!.environment!;
       const hub = new URL(env.A2A_HUB_URL!);
-      expect([hub.protocol, hub.hostname, hub.port, hub.pathname]).toEqual(["ws:", "router", "8080", "/hub"]);
+      expect([hub.protocol, hub.hostname, hub.port, hub.pathname]).toEqual(["ws:", "lb", "8080", "/hub"]);
       expect(configFile.hub.tokens[env.A2A_HUB_TOKEN!]).toBe(env.AGENT_NAME);
-      expect(new URL(env.A2A_ROUTER_URL!).host).toBe("router:8080");
+      expect(new URL(env.A2A_ROUTER_URL!).host).toBe("lb:8080");
       expect(expand(env.A2A_ROUTER_API_KEY!)).toBe(expand(router.environment!.ROUTER_API_KEYS!));
-      expect(services[name]!.depends_on).toEqual({ router: { condition: "service_healthy" } });
+      expect(services[name]!.depends_on).toEqual({ lb: { condition: "service_healthy" } });
       expect(services[name]!.healthcheck!.test[1]).toContain(`"id":"${env.AGENT_NAME}"`);
     }
   });

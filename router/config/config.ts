@@ -45,6 +45,13 @@ export interface RouterConfig {
   publicUrl?: string;
   /** Take the scheme and host of cards from X-Forwarded-Proto / X-Forwarded-Host (behind a proxy). */
   trustProxy: boolean;
+  /** Prepended to every Redis key (a redis:// store): routers with one prefix on one database share one task space. */
+  redisPrefix: string;
+  /** Several routers on one Redis store (CONTRACT 11); used only with a redis:// store. */
+  cluster: {
+    /** How long an instance that stops renewing its lease keeps it (and its turns) before others take over. */
+    leaseMs: number;
+  };
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
@@ -54,7 +61,8 @@ export interface RouterConfig {
 export type ApiKeyConfig = string | { key: string; name?: string; agents?: string[] };
 
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster">> & {
+  cluster?: Partial<RouterConfig["cluster"]>;
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
@@ -78,6 +86,8 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   cors: { origins: [] },
   push: { allowPrivateUrls: false },
   trustProxy: false,
+  redisPrefix: "a2a-router:",
+  cluster: { leaseMs: 5000 },
   eliza: { plugins: [] },
   allowOpen: false,
 };

@@ -67,6 +67,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.CORS_ORIGINS) out.cors = { origins: splitList(env.CORS_ORIGINS) };
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
   if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
+  if (env.A2A_ROUTER_REDIS_PREFIX) out.redisPrefix = env.A2A_ROUTER_REDIS_PREFIX;
+  if (env.CLUSTER_LEASE_MS) out.cluster = { leaseMs: intFrom("CLUSTER_LEASE_MS", env.CLUSTER_LEASE_MS) };
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
   if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   if (env.HUB_REGISTER_TIMEOUT_MS) out.hub = { ...out.hub, registerTimeoutMs: intFrom("HUB_REGISTER_TIMEOUT_MS", env.HUB_REGISTER_TIMEOUT_MS) };

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { LoggedEvent, Task } from "./model.js";
-import type { TaskStore } from "./store.js";
+import type { CommitResult, TaskStore } from "./store.js";
 
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2000;
@@ -13,6 +13,7 @@ const RETRY_MAX_MS = 2000;
 export class CommitQueue {
   #store: TaskStore;
   #onCommitted: (events: LoggedEvent[]) => void;
+  #onFenced: (taskIds: string[]) => void;
   #log: Logger;
   #tasks = new Map<string, Task>();
   #events: LoggedEvent[] = [];
@@ -24,9 +25,14 @@ export class CommitQueue {
   #waiters: Array<{ gen: number; resolve: () => void }> = [];
   #retryMs = RETRY_MIN_MS;
 
-  constructor(store: TaskStore, onCommitted: (events: LoggedEvent[]) => void, log: Logger) {
+  /**
+   * `onFenced` hears of tasks a shared store refused to write (their turn lease was lost): their events are
+   * not durable, so they are never handed to `onCommitted`.
+   */
+  constructor(store: TaskStore, onCommitted: (events: LoggedEvent[]) => void, log: Logger, onFenced: (taskIds: string[]) => void = () => {}) {
     this.#store = store;
     this.#onCommitted = onCommitted;
+    this.#onFenced = onFenced;
     this.#log = log;
   }
 
@@ -66,8 +72,9 @@ export class CommitQueue {
     this.#tasks = new Map();
     this.#events = [];
     let failed = false;
+    let result: CommitResult | void = undefined;
     try {
-      await this.#store.commit({ tasks, events });
+      result = await this.#store.commit({ tasks, events });
       this.#retryMs = RETRY_MIN_MS;
       this.#committedGen = gen;
     } catch (err) {
@@ -79,7 +86,14 @@ export class CommitQueue {
     }
     this.#flushing = false;
     if (!failed) {
-      if (events.length > 0) this.#onCommitted(events);
+      const fenced = result?.fenced ?? [];
+      let durable = events;
+      if (fenced.length > 0) {
+        const refused = new Set(fenced);
+        durable = events.filter((e) => !refused.has(e.taskId));
+        this.#onFenced(fenced);
+      }
+      if (durable.length > 0) this.#onCommitted(durable);
       this.#releaseWaiters();
     }
     if (this.#tasks.size > 0) {

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import type { AgentDirectory } from "./agent-directory.js";
+import type { EngineCluster } from "./cluster.js";
 import { CommitQueue } from "./commit-queue.js";
 import {
   agentText,
@@ -42,6 +43,13 @@ export interface EngineOptions {
   /** Events read from the log per page when a stream catches up. */
   logPageSize?: number;
   observer?: EngineObserver;
+  /**
+   * Routers sharing the store (router/cluster). Consulted only where another instance may be involved: a
+   * turn takes a lease first (startTurn), an agent connected elsewhere gets its turn handed over, a cancel
+   * of a turn running elsewhere is forwarded, a stream of a turn running elsewhere waits on its log, and the
+   * turns of lost instances are ended (adoptOrphan). Absent: one process, no call is made.
+   */
+  cluster?: EngineCluster;
 }
 
 const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
@@ -62,6 +70,8 @@ interface LiveTask {
   turnEnded: boolean;
   /** The seq after which this turn's events are logged (the previous turn's final event, or 0). */
   turnFromSeq: number;
+  /** The cluster lease token this instance writes the turn under (cluster mode). */
+  lease?: string;
   /** tasks/cancel is telling the agent: a turn that now ends without a final status was canceled. */
   canceling?: boolean;
   startedAt: number;
@@ -107,7 +117,7 @@ export class TaskEngine {
   constructor(options: EngineOptions) {
     this.#opts = { ...DEFAULTS, ...options };
     this.#log = options.logger;
-    this.#commits = new CommitQueue(options.store, (events) => this.#fanOut(events), options.logger);
+    this.#commits = new CommitQueue(options.store, (events) => this.#fanOut(events), options.logger, (ids) => this.#fenced(ids));
   }
 
   get store(): TaskStore {
@@ -132,6 +142,12 @@ export class TaskEngine {
   async recover(): Promise<number> {
     const unfinished = await this.#opts.store.listUnfinishedTasks();
     const stuck = unfinished.filter((t) => !TURN_END_STATES.has(t.status.state));
+    if (this.#opts.cluster) {
+      // Other instances' turns are theirs: only the turns of lost instances (or of no instance) are ended.
+      let ended = 0;
+      for (const task of stuck) if (await this.adoptOrphan(task.id).catch(() => false)) ended++;
+      return ended;
+    }
     for (const task of stuck) {
       const now = new Date().toISOString();
       const status: TaskStatus = {
@@ -154,6 +170,72 @@ export class TaskEngine {
   }
 
   /**
+   * Cluster mode: takes the turn lease of a task whose instance was lost (or that no instance holds) and ends
+   * the turn `failed`, saying what was lost. Throws a TaskError when a live instance holds the turn. Resolves
+   * true when this call ended a turn.
+   */
+  async adoptOrphan(taskId: string): Promise<boolean> {
+    const cluster = this.#opts.cluster;
+    if (!cluster || this.#live.has(taskId)) return false;
+    const lease = await cluster.beginTurn(taskId);
+    const task = await this.#opts.store.getTask(taskId);
+    if (!task || TURN_END_STATES.has(task.status.state)) {
+      await cluster.abandonTurn(taskId, lease.token);
+      return false;
+    }
+    const why = lease.lostOwner ? lostInstanceText(lease.lostOwner) : "The router restarted while this task was in flight; the task was failed.";
+    await this.#writeOwnFinal(task, "failed", why, lease.token);
+    this.#log.warn({ task: taskId, lost: lease.lostOwner }, "ended the turn of a lost router instance");
+    return true;
+  }
+
+  /**
+   * Cluster mode: this instance lost its lease, so the store refuses its writes: stops every turn at once,
+   * without writing, and tells the agents to stop (the instances that take the turns over end them).
+   */
+  lost(reason: string): void {
+    for (const live of [...this.#live.values()]) this.#stopUnwritten(live, reason);
+  }
+
+  /** Appends a final status of the router's own to a task no turn of this instance is running, durably. */
+  async #writeOwnFinal(task: Task, state: "failed" | "canceled", text: string, lease: string | undefined): Promise<void> {
+    const status: TaskStatus = { state, message: agentText(text), timestamp: new Date().toISOString() };
+    task.lastSeq += 1;
+    task.status = status;
+    task.updatedAt = status.timestamp!;
+    const event: LoggedEvent = { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, seq: task.lastSeq, metadata: { [TEXT_KIND_KEY]: "snapshot" } };
+    this.#commits.add(task, event);
+    await this.#commits.flushed();
+    if (lease !== undefined) this.#opts.cluster?.endTurn(task.id, lease);
+  }
+
+  /** The store fenced these tasks' writes (their turn lease is gone): their turns stop here, unwritten. */
+  #fenced(taskIds: string[]): void {
+    for (const id of taskIds) {
+      const live = this.#live.get(id);
+      if (live) this.#stopUnwritten(live, "its cluster turn lease was taken over");
+    }
+  }
+
+  /**
+   * Stops a turn whose lease is lost without writing anything: the agent is told to stop, streams here go
+   * back to the log (where the instance that took the turn over writes its end), waiters are released.
+   */
+  #stopUnwritten(live: LiveTask, reason: string): void {
+    if (this.#live.get(live.task.id) !== live) return;
+    this.#live.delete(live.task.id);
+    live.turnEnded = true;
+    clearTimeout(live.timer);
+    live.controller.abort();
+    for (const sub of live.subscribers) sub.fallBack();
+    live.finish();
+    const { agent, task, lease } = live;
+    this.#log.error({ task: task.id, agent: agent.info.id, reason }, "turn stopped: this instance may no longer write it");
+    agent.cancel?.(task.id).catch((err) => this.#log.warn({ err, task: task.id }, "agent cancel failed"));
+    if (lease !== undefined) void this.#commits.flushed().then(() => this.#opts.cluster?.endTurn(task.id, lease));
+  }
+
+  /**
    * Starts a turn: a new task, or the next turn of a task waiting for input. Resolves once the task is
    * stored, with the seq after which this turn's events will be logged.
    */
@@ -173,6 +255,37 @@ export class TaskEngine {
   }
 
   async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
+    const cluster = this.#opts.cluster;
+    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined);
+    // Cluster: an agent connected to another instance runs its turns there (the log brings the events back).
+    const stored = req.taskId ? await this.#opts.store.getTask(req.taskId) : undefined;
+    const owner = stored ? this.#opts.agents.find(stored.agentId) : agent;
+    const instance = owner && cluster.remoteInstance(owner);
+    if (instance !== undefined) return cluster.handOver(instance, req, dialect, owner!.info.id);
+    // Otherwise this instance takes the turn's lease before reading the task: no other instance writes it now.
+    req.taskId ??= randomUUID();
+    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined);
+    const lease = await cluster.beginTurn(req.taskId);
+    try {
+      if (lease.lostOwner) await this.#failLostTurn(req.taskId, lease.lostOwner);
+      return await this.#beginTurn(req, dialect, agent, lease.token);
+    } catch (err) {
+      if (!this.#live.has(req.taskId)) await cluster.abandonTurn(req.taskId, lease.token).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * A turn lease taken from a lost instance: its turn, if still open, is failed before anything else (the
+   * send that took the lease is then refused: the task is failed).
+   */
+  async #failLostTurn(taskId: string, lostOwner: string): Promise<void> {
+    const task = await this.#opts.store.getTask(taskId);
+    if (!task || TURN_END_STATES.has(task.status.state)) return;
+    await this.#writeOwnFinal(task, "failed", lostInstanceText(lostOwner), undefined);
+  }
+
+  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined): Promise<{ task: Task; fromSeq: number }> {
     const now = new Date().toISOString();
     let task: Task;
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.#opts.store.getTask(req.taskId))) : undefined;
@@ -224,6 +337,7 @@ export class TaskEngine {
       controller: new AbortController(),
       turnEnded: false,
       turnFromSeq: task.lastSeq,
+      ...(lease !== undefined && { lease }),
       startedAt: Date.now(),
       done,
       finish,
@@ -231,6 +345,8 @@ export class TaskEngine {
     this.#live.set(task.id, live);
     this.#commits.add(task);
     await this.#commits.flushed();
+    // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
+    if (this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
     this.#opts.observer?.taskStarted?.(task);
     this.#log.info({ task: task.id, agent: agent.info.id, context: task.contextId }, "task turn started");
     void this.#run(live, req);
@@ -244,6 +360,12 @@ export class TaskEngine {
   async turnResult(taskId: string, fromSeq: number): Promise<Task | undefined> {
     const live = this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) await live.done;
+    if (!this.#opts.cluster) return this.#opts.store.getTask(taskId);
+    // Cluster: the turn may run on another instance (or have moved to one, this instance having lost its
+    // lease): its end is in the log.
+    const task = await this.#opts.store.getTask(taskId);
+    if (!task || TURN_END_STATES.has(task.status.state)) return task;
+    for await (const _ of this.events(taskId, task.lastSeq));
     return this.#opts.store.getTask(taskId);
   }
 
@@ -264,17 +386,27 @@ export class TaskEngine {
   /** Cancels a task: tells the agent, ends the task `canceled`. */
   async cancel(taskId: string): Promise<Task> {
     const live = this.#live.get(taskId);
+    const cluster = this.#opts.cluster;
+    if (!live && cluster) {
+      // Running on another instance: that instance tells its agent and ends the turn.
+      const owner = await cluster.turnOwner(taskId);
+      if (owner !== undefined) return cluster.forwardCancel(owner, taskId);
+    }
     if (!live || live.turnEnded) {
-      const task = live?.task ?? (await this.#opts.store.getTask(taskId));
+      let task = live?.task ?? (await this.#opts.store.getTask(taskId));
       if (!task) throw TaskError.taskNotFound(taskId);
       if (isTerminal(task.status.state) || live?.turnEnded) throw TaskError.taskNotCancelable(taskId, task.status.state);
-      // Waiting for input: no agent is working on it, so the router ends it itself.
-      task.lastSeq += 1;
-      const status: TaskStatus = { state: "canceled", message: agentText("Canceled by the client."), timestamp: new Date().toISOString() };
-      task.status = status;
-      task.updatedAt = status.timestamp!;
-      this.#commits.add(task, { kind: "status", status, final: true, taskId, contextId: task.contextId, seq: task.lastSeq });
-      await this.#commits.flushed();
+      // Waiting for input (or left by a lost instance): no agent is working on it, so the router ends it itself,
+      // under a turn lease in cluster mode so that no other instance starts a turn meanwhile.
+      const lease = !live && cluster ? await cluster.beginTurn(taskId) : undefined;
+      if (lease) {
+        task = (await this.#opts.store.getTask(taskId))!;
+        if (isTerminal(task.status.state)) {
+          await cluster!.abandonTurn(taskId, lease.token);
+          throw TaskError.taskNotCancelable(taskId, task.status.state);
+        }
+      }
+      await this.#writeOwnFinal(task, "canceled", "Canceled by the client.", lease?.token);
       return structuredClone(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
@@ -324,6 +456,13 @@ export class TaskEngine {
       if (!live) {
         // The turn may have ended (and left #live) while we read: its final event is in the log then.
         if ((await store.readEvents(taskId, cursor, 1)).length > 0) continue;
+        // Or it runs on another instance: wait for that instance's next append, then read the log again.
+        const elsewhere = this.#opts.cluster && (await this.#elsewhere(taskId, cursor));
+        if (elsewhere === "appended") continue;
+        if (elsewhere === "running") {
+          await this.#opts.cluster!.waitForAppend(taskId, cursor, signal);
+          continue;
+        }
         return;
       }
       if (live.committedSeq !== cursor) continue;
@@ -345,6 +484,18 @@ export class TaskEngine {
         live.subscribers.delete(sub);
       }
     }
+  }
+
+  /**
+   * Cluster mode, for a task this instance does not run: "appended" when its log grew past `cursor` (since
+   * the last read: the task and its events are stored together), "running" when its turn is open on another
+   * instance, undefined when there is nothing to wait for.
+   */
+  async #elsewhere(taskId: string, cursor: number): Promise<"appended" | "running" | undefined> {
+    const task = await this.#opts.store.getTask(taskId);
+    if (!task) return undefined;
+    if (task.lastSeq > cursor) return "appended";
+    return !TURN_END_STATES.has(task.status.state) && !this.#live.has(taskId) ? "running" : undefined;
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */
@@ -472,11 +623,17 @@ export class TaskEngine {
       for (const sub of live.subscribers) sub.push(event);
       if (event.kind === "status" && event.final && live.turnEnded && live.task.lastSeq === event.seq) {
         this.#live.delete(event.taskId);
+        if (live.lease !== undefined) this.#opts.cluster?.endTurn(event.taskId, live.lease);
         live.finish();
       }
     }
     this.#opts.observer?.eventsCommitted?.(events);
   }
+}
+
+/** The final message of a turn whose router instance was lost. */
+function lostInstanceText(instance: string): string {
+  return `Router instance ${instance}, which was running this task, was lost (its cluster lease expired); the task was failed.`;
 }
 
 /** Waits for `p` (which must not reject), but no longer than `ms`. */

@@ -2,6 +2,7 @@
 export { TaskEngine, type EngineOptions, type EngineObserver } from "./engine.js";
 export type { AgentConnector, AgentInfo, AgentSkill, AgentTransport, ExecuteContext } from "./agent.js";
 export type { AgentDirectory } from "./agent-directory.js";
-export type { CommitBatch, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "./store.js";
+export type { EngineCluster } from "./cluster.js";
+export type { CommitBatch, CommitResult, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "./store.js";
 export * from "./model.js";
 export { AsyncQueue } from "./async-queue.js";

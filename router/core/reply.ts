@@ -44,8 +44,13 @@ export type ReplyChange =
   | { type: "status"; text: string; textKind: "progress" | "snapshot" }
   /** An artifact update; `answer` says whether its text was shown as part of the answer. */
   | { type: "artifact"; artifactId: string; name?: string; parts: ReplyPart[]; append: boolean; lastChunk: boolean; answer: boolean }
-  /** The turn ended in `state`; `answer` is its whole answer (section 9). */
-  | { type: "end"; state: string; answer: string };
+  /**
+   * The turn ended in `state`; `answer` is its whole answer (section 9). A turn that ended without an answer
+   * (`failed`, `rejected`, `canceled`) has `error`: its final message's text, or a sentence naming the state.
+   * Its final message is then not shown as answer (no `answer`/`answer-reset` change precedes this one):
+   * faces show the error apart and keep what was streamed.
+   */
+  | { type: "end"; state: string; answer: string; error?: string };
 
 /** Reads one turn; feed it the turn's events in log order. */
 export interface ReplyReader {
@@ -59,6 +64,8 @@ export interface ReplyReader {
 }
 
 const TURN_END = new Set(["completed", "canceled", "failed", "rejected", "input-required", "auth-required"]);
+/** Turn-ending states that carry no answer: a face shows them as an error. */
+export const FAILED_STATES: ReadonlySet<string> = new Set(["failed", "rejected", "canceled"]);
 
 /** The text of some parts, joined. */
 export function partsText(parts: readonly ReplyPart[] | undefined): string {
@@ -93,11 +100,16 @@ export function createReplyReader(): ReplyReader {
     const text = partsText(event.status.message?.parts);
     const final = event.final === true || TURN_END.has(event.status.state);
     if (final) {
+      const state = event.status.state;
       // Section 9: the final text, else what streamed as the answer, else the artifacts' text.
       const answer = text || (sawDelta ? shown : "") || [...artifactText.values()].join("");
-      show(answer, out);
       ended = true;
-      out.push({ type: "end", state: event.status.state, answer });
+      if (FAILED_STATES.has(state)) {
+        out.push({ type: "end", state, answer, error: text || `the turn ended ${state}` });
+        return;
+      }
+      show(answer, out);
+      out.push({ type: "end", state, answer });
       return;
     }
     if (!text) return;

@@ -6,6 +6,15 @@ export interface CommitBatch {
   events: LoggedEvent[];
 }
 
+/**
+ * What a commit reports beyond success. `fenced`: tasks whose writes the store refused because the writer no
+ * longer holds their turn lease (a store shared by several routers, router/cluster); nothing of those tasks
+ * in the batch was written, and the rest of the batch was. Stores of one process never fence.
+ */
+export interface CommitResult {
+  fenced: string[];
+}
+
 /** The filters of a task listing; an absent member matches every task. */
 export interface ListTasksFilter {
   contextId?: string;
@@ -53,8 +62,11 @@ export interface MemoryRecord {
  */
 export interface TaskStore {
   readonly kind: "memory" | "sqlite" | "redis";
-  /** Writes a batch atomically: either every task and event in it is stored or none is. */
-  commit(batch: CommitBatch): Promise<void>;
+  /**
+   * Writes a batch atomically: either every task and event in it is stored or none is (less the fenced
+   * tasks a shared store reports, which are left out whole).
+   */
+  commit(batch: CommitBatch): Promise<CommitResult | void>;
   getTask(id: string): Promise<Task | undefined>;
   /** Events with seq > afterSeq, ascending, at most `limit`. */
   readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]>;

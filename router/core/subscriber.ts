@@ -37,6 +37,14 @@ export class Subscriber {
     this.#wakeUp();
   }
 
+  /** Sends the reader back to the log (its turn moved on without this instance: the log tells the rest). */
+  fallBack(): void {
+    this.#overflowed = true;
+    this.#buffer = [];
+    this.#head = 0;
+    this.#wakeUp();
+  }
+
   async next(signal?: AbortSignal): Promise<LoggedEvent | typeof OVERFLOW | typeof CLOSED> {
     for (;;) {
       if (signal?.aborted) return CLOSED;

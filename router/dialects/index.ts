@@ -4,7 +4,8 @@ import type { PushBody } from "./shared/push-body.js";
 import type { UpstreamProtocol } from "./shared/upstream-protocol.js";
 import { v01, v01PushBody, v01Upstream } from "./v01/index.js";
 import { v03, v03PushBody, v03Upstream } from "./v03/index.js";
-import { v10, v10PushBody, v10Upstream } from "./v10/index.js";
+import { v10, v10PushBody, v10RestUpstream, v10Upstream } from "./v10/index.js";
+import type { UpstreamBinding } from "./shared/card-endpoint.js";
 
 /**
  * The A2A dialects, one folder each (v01/, v03/, v10/), every folder holding that dialect's whole wire
@@ -42,17 +43,22 @@ export function bindMethod(method: string): MethodBinding | undefined {
   return BINDINGS.get(method);
 }
 
-/** Upstream clients by dialect; add a dialect's agent side here. */
+/** Upstream clients by dialect, over JSON-RPC; add a dialect's agent side here. */
 export const UPSTREAM_PROTOCOLS: Readonly<Record<DialectName, UpstreamProtocol>> = {
   "v0.1": v01Upstream,
   "v0.3": v03Upstream,
   "v1.0": v10Upstream,
 };
 
-/** The client of an upstream agent speaking `dialect`. */
-export function upstreamProtocol(dialect: DialectName): UpstreamProtocol {
-  const p = UPSTREAM_PROTOCOLS[dialect];
-  if (!p) throw new Error(`no upstream client for A2A ${dialect}`);
+/** Upstream clients over the HTTP+JSON binding, for the dialects that define one the router speaks. */
+export const UPSTREAM_REST_PROTOCOLS: Readonly<Partial<Record<DialectName, UpstreamProtocol>>> = {
+  "v1.0": v10RestUpstream,
+};
+
+/** The client of an upstream agent speaking `dialect` over `binding` (JSON-RPC unless said). */
+export function upstreamProtocol(dialect: DialectName, binding: UpstreamBinding = "JSONRPC"): UpstreamProtocol {
+  const p = binding === "HTTP+JSON" ? UPSTREAM_REST_PROTOCOLS[dialect] : UPSTREAM_PROTOCOLS[dialect];
+  if (!p) throw new Error(`no upstream client for A2A ${dialect} over ${binding}`);
   return p;
 }
 
@@ -82,9 +88,9 @@ export type {
 } from "./shared/dialect.js";
 export { A2A_VERSION_HEADER, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
 export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
-export { inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
+export { errorInRouterTerms, inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
 export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
-export type { CardEndpoint } from "./shared/card-endpoint.js";
+export { bindingOf, type CardEndpoint, type UpstreamBinding } from "./shared/card-endpoint.js";
 export { DATA_PART_COMPAT_FLAG, isRecord } from "./shared/translate-helpers.js";
 export * from "./v01/index.js";
 export * from "./v03/index.js";

@@ -15,6 +15,7 @@ import { rpcHandler } from "./rpc-route.js";
 import type { TaskService } from "../service/task-service.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import { restHandler } from "../faces/rest/index.js";
+import { mountAiSdkFace, mountChatPage, mountOpenAiFace } from "../faces/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -139,6 +140,12 @@ export function createApp(deps: AppDeps): express.Express {
       app[method](route.path, guard, json, (req, res) => route.handler(req, res));
     }
   }
+
+  // The chat faces (CONTRACT 10): same agents, tasks and keys, other wires.
+  const face = { service: deps.service, guard, maxBodyBytes: deps.maxBodyBytes, heartbeatMs: deps.heartbeatMs, logger: deps.logger };
+  mountOpenAiFace(app, face);
+  mountAiSdkFace(app, face);
+  mountChatPage(app);
 
   app.use(jsonNotFound());
   app.use(jsonErrors(deps.logger, deps.maxBodyBytes));

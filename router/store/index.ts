@@ -3,11 +3,12 @@
  * MemoryRecordStore, for the hosted agents' conversations), and `openStore`, which turns a `--store` value into
  * an open store.
  *
- * One router per store. A router's log writes and its start-up recovery (failing every unfinished task) assume
- * nobody else writes the store, so a second router on it would fail the first one's tasks in flight. Opening
- * a store another live router holds is refused: a SQLite file by SQLite's exclusive lock (freed by the OS the
- * moment its process ends, even by SIGKILL), Redis by the `<prefix>owner` key (freed on close, or up to
- * 15 s after a router that died without closing). `memory` and `sqlite::memory:` are private to the process.
+ * One router per SQLite file: its exclusive lock (freed by the OS the moment its process ends, even by SIGKILL)
+ * keeps a second router out. A Redis store is shared: `startRouter` opens it with `exclusive: false` and any
+ * number of routers on one database and prefix serve one task space (router/cluster fences their writes per
+ * turn). A RedisStore opened with the default `exclusive: true` still takes the `<prefix>owner` key (freed on
+ * close, or up to 15 s after its holder died) and refuses a store in use. `memory` and `sqlite::memory:` are
+ * private to the process.
  */
 import type { MemoryRecordStore, TaskStore } from "../core/store.js";
 import { MemoryStore } from "./memory-store.js";

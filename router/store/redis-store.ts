@@ -4,8 +4,10 @@ import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
-import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
+import { TURN_END_STATES } from "../core/model.js";
+import type { CommitBatch, CommitResult, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { silentLogger } from "../observability/logger.js";
+import { clusterKeys, type ClusterKeys, type CommitFence } from "./cluster-keys.js";
 import {
   checkCount,
   checkListQuery,
@@ -28,9 +30,14 @@ export interface RedisStoreOptions {
   ownerTtlMs?: number;
   /** Where losing or retaking the owner key is reported. Default: nowhere. */
   logger?: Pick<Logger, "warn" | "error">;
+  /**
+   * Whether `connect()` takes the owner key (one router per store). Routers that share the store as a
+   * cluster (router/cluster) pass false: they fence each other's writes per turn instead. Default true.
+   */
+  exclusive?: boolean;
 }
 
-const DEFAULTS: Required<RedisStoreOptions> = { prefix: "a2a-router:", ownerTtlMs: 15_000, logger: silentLogger() };
+const DEFAULTS: Required<RedisStoreOptions> = { prefix: "a2a-router:", ownerTtlMs: 15_000, logger: silentLogger(), exclusive: true };
 
 /** ioredis states in which a socket is open or opening. */
 const LIVE_STATES: ReadonlySet<string> = new Set(["connecting", "connect", "ready"]);
@@ -42,71 +49,97 @@ const RETRY_MAX_MS = 2000;
 /** Tasks fetched per round trip while listTasks filters beyond what its index narrows. */
 const LIST_CHUNK = 200;
 
+/** ARGV entries per task in COMMIT_LUA. */
+const TASK_FIELDS = 9;
+
 /** Event jsons per RPUSH inside COMMIT_LUA: Lua's unpack() fails beyond a few thousand values. */
 const PUSH_SLICE = 1000;
 
 /**
- * One commit batch, atomically. First every log is checked, before anything is written (a script that fails
- * halfway keeps what it wrote): an event with seq <= the log's length is already stored and skipped (a batch
- * resent after a reconnect, or retried by the commit queue, lands once), seq = length + 1 is appended, anything
- * further fails the whole script with the message `continuesLog` (common.ts) uses. Then per task: store the
- * JSON, index it by updatedAt in `tasks` and in its context, agent and state sets, and drop it from the sets it
- * left (`taskmeta` remembers where each task is indexed), so every index holds exactly its matching tasks and
- * countTasks is a ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless. Then append.
+ * One commit batch, atomically. First the fences (when this router shares the store with others: a task whose
+ * write carries a lease token is left out whole, and reported, unless that token is still the task's current
+ * turn lease and the lease of the instance it names is alive), then every log is checked, before anything is written (a
+ * script that fails halfway keeps what it wrote): an event with seq <= the log's length is already stored and
+ * skipped (a batch resent after a reconnect, or retried by the commit queue, lands once), seq = length + 1 is
+ * appended, anything further fails the whole script with the message `continuesLog` (common.ts) uses. Then per
+ * task: store the JSON, index it by updatedAt in `tasks` and in its context, agent and state sets, and drop it
+ * from the sets it left (`taskmeta` remembers where each task is indexed), so every index holds exactly its
+ * matching tasks and countTasks is a ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless.
+ * A fenced write whose task's turn ended drops the lease in the same step. Then append, and announce each
+ * append on the task's log channel (cluster mode) so other routers' streams wake up.
  * Keys are built from the prefix inside the script (a standalone Redis, like the MULTI it replaces).
- * ARGV: prefix, task count, per task (id, ms, contextId, agentId, state, "1" if unfinished else "0", json),
- * then per log (taskId, event count, the events' seqs, the events' jsons).
+ * ARGV: prefix, task count, the instance lease key prefix, "1" to announce appends, per task
+ * (id, ms, contextId, agentId, state, "1" if unfinished else "0", json, lease token or "", "1" if its turn
+ * ended), then per log (taskId, event count, the events' seqs, the events' jsons). Returns the fenced ids.
  */
 const COMMIT_LUA = `
 local p = ARGV[1]
-local i = 3 + 7 * tonumber(ARGV[2])
+local n = tonumber(ARGV[2])
+local turns = p .. 'cluster:turns'
+local fenced, fencedList = {}, {}
+local i = 5
+for _ = 1, n do
+  local token = ARGV[i + 7]
+  if token ~= '' and (redis.call('HGET', turns, ARGV[i]) ~= token or
+      redis.call('EXISTS', ARGV[3] .. string.match(token, '^(.*)|')) == 0) then
+    fenced[ARGV[i]] = true
+    fencedList[#fencedList + 1] = ARGV[i]
+  end
+  i = i + ${TASK_FIELDS}
+end
 local appends = {}
 while i <= #ARGV do
   local id, count = ARGV[i], tonumber(ARGV[i + 1])
-  local key = p .. 'events:' .. id
-  local last = redis.call('LLEN', key)
-  local jsons = {}
-  for k = 0, count - 1 do
-    local seq = tonumber(ARGV[i + 2 + k])
-    if seq == last + 1 then
-      last = seq
-      jsons[#jsons + 1] = ARGV[i + 2 + count + k]
-    elseif seq > last + 1 then
-      return redis.error_reply('event seq ' .. seq .. ' of task ' .. id ..
-        ' would leave a gap: its stored log ends at seq ' .. last)
+  if not fenced[id] then
+    local key = p .. 'events:' .. id
+    local last = redis.call('LLEN', key)
+    local jsons = {}
+    for k = 0, count - 1 do
+      local seq = tonumber(ARGV[i + 2 + k])
+      if seq == last + 1 then
+        last = seq
+        jsons[#jsons + 1] = ARGV[i + 2 + count + k]
+      elseif seq > last + 1 then
+        return redis.error_reply('event seq ' .. seq .. ' of task ' .. id ..
+          ' would leave a gap: its stored log ends at seq ' .. last)
+      end
     end
+    if #jsons > 0 then appends[#appends + 1] = {key, jsons, id, last} end
   end
-  if #jsons > 0 then appends[#appends + 1] = {key, jsons} end
   i = i + 2 + 2 * count
 end
-i = 3
-for _ = 1, tonumber(ARGV[2]) do
+i = 5
+for _ = 1, n do
   local id, ms, ctx, agent, state = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-  local meta = cjson.encode({ctx, agent, state})
-  local old = redis.call('HGET', p .. 'taskmeta', id)
-  if old and old ~= meta then
-    local o = cjson.decode(old)
-    if o[1] ~= ctx then redis.call('ZREM', p .. 'tasks:ctx:' .. o[1], id) end
-    if o[2] ~= agent then redis.call('ZREM', p .. 'tasks:agent:' .. o[2], id) end
-    if o[3] ~= state then redis.call('ZREM', p .. 'tasks:state:' .. o[3], id) end
+  if not fenced[id] then
+    local meta = cjson.encode({ctx, agent, state})
+    local old = redis.call('HGET', p .. 'taskmeta', id)
+    if old and old ~= meta then
+      local o = cjson.decode(old)
+      if o[1] ~= ctx then redis.call('ZREM', p .. 'tasks:ctx:' .. o[1], id) end
+      if o[2] ~= agent then redis.call('ZREM', p .. 'tasks:agent:' .. o[2], id) end
+      if o[3] ~= state then redis.call('ZREM', p .. 'tasks:state:' .. o[3], id) end
+    end
+    redis.call('HSET', p .. 'taskmeta', id, meta)
+    redis.call('SET', p .. 'task:' .. id, ARGV[i + 6])
+    redis.call('ZADD', p .. 'tasks', ms, id)
+    redis.call('ZADD', p .. 'tasks:ctx:' .. ctx, ms, id)
+    redis.call('ZADD', p .. 'tasks:agent:' .. agent, ms, id)
+    redis.call('ZADD', p .. 'tasks:state:' .. state, ms, id)
+    if ARGV[i + 5] == '1' then redis.call('SADD', p .. 'unfinished', id)
+    else redis.call('SREM', p .. 'unfinished', id) end
+    if ARGV[i + 7] ~= '' and ARGV[i + 8] == '1' then redis.call('HDEL', turns, id) end
   end
-  redis.call('HSET', p .. 'taskmeta', id, meta)
-  redis.call('SET', p .. 'task:' .. id, ARGV[i + 6])
-  redis.call('ZADD', p .. 'tasks', ms, id)
-  redis.call('ZADD', p .. 'tasks:ctx:' .. ctx, ms, id)
-  redis.call('ZADD', p .. 'tasks:agent:' .. agent, ms, id)
-  redis.call('ZADD', p .. 'tasks:state:' .. state, ms, id)
-  if ARGV[i + 5] == '1' then redis.call('SADD', p .. 'unfinished', id)
-  else redis.call('SREM', p .. 'unfinished', id) end
-  i = i + 7
+  i = i + ${TASK_FIELDS}
 end
 for _, log in ipairs(appends) do
   local key, jsons = log[1], log[2]
   for from = 1, #jsons, ${PUSH_SLICE} do
     redis.call('RPUSH', key, unpack(jsons, from, math.min(from + ${PUSH_SLICE} - 1, #jsons)))
   end
+  if ARGV[4] == '1' then redis.call('PUBLISH', p .. 'cluster:log:' .. log[3], log[4]) end
 end
-return 1`;
+return fencedList`;
 
 /** COMMIT_LUA as ioredis registers it (EVALSHA, loading the script again after a NOSCRIPT). */
 type CommitScript = (...argv: string[]) => Promise<unknown>;
@@ -150,8 +183,13 @@ const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
  * index n-1 (readEvents is one LRANGE); `push:<taskId>` hash by config id; `memories` hash by id and
  * `room:<roomId>` sorted set by createdAt. Needs Redis 7 or newer (countTasks uses ZINTERCARD).
  *
- * One router per store (Redis URL, database and prefix): `connect()` takes the key `<prefix>owner` (SET NX with
- * a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that TTL until `close()`, which
+ * Shared or exclusive. With `exclusive: false` (what `startRouter` uses) any number of routers share the store
+ * as one cluster: `setFence` makes every commit check turn leases (router/cluster) and announce its appends on
+ * `<prefix>cluster:log:<taskId>`; the `<prefix>cluster:*` keys are the cluster's (store/cluster-keys.ts).
+ *
+ * Exclusive (the default), one router per store (Redis URL, database and prefix): `connect()` takes the key
+ * `<prefix>owner` (SET NX with a TTL, `ownerTtlMs`, 15 s by default) and a timer renews it every third of that
+ * TTL until `close()`, which
  * deletes it. While another live router holds it, `connect()` fails with "store redis://... (prefix P) is in
  * use by another a2a-router; it frees itself 15 s after that router stops". A router killed without closing
  * (SIGKILL, a crash) keeps the next one out until its key expires, at most one TTL. Losing the key to another
@@ -180,6 +218,9 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   /** Whether the last claim found the key ours, so only changes are logged. */
   #owning = false;
   #renewing = false;
+  #exclusive: boolean;
+  #fence: CommitFence | undefined;
+  #clusterKeys: ClusterKeys;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const opts = { ...DEFAULTS, ...options };
@@ -190,6 +231,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     this.prefix = opts.prefix;
     this.#ownerTtlMs = opts.ownerTtlMs;
     this.#log = opts.logger;
+    this.#exclusive = opts.exclusive;
+    this.#clusterKeys = clusterKeys(opts.prefix);
     // Lazy, so `connect()` can report a bad address at start-up; any command connects on its own too.
     this.#redis = new Redis(url, {
       lazyConnect: true,
@@ -232,15 +275,31 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
         cause: err,
       });
     }
-    await this.#takeOwnership();
+    if (this.#exclusive) await this.#takeOwnership();
   }
 
-  async commit(batch: CommitBatch): Promise<void> {
+  /** The keys routers sharing this store coordinate with (router/cluster). */
+  get clusterKeys(): ClusterKeys {
+    return this.#clusterKeys;
+  }
+
+  /**
+   * From now on, fences every commit (router/cluster): a task's writes that carry a lease token land only
+   * while that lease is the task's current one and the instance holding it is alive; `commit` reports the rest.
+   */
+  setFence(fence: CommitFence): void {
+    this.#fence = fence;
+  }
+
+  async commit(batch: CommitBatch): Promise<CommitResult | void> {
     // Everything is serialized (and every updatedAt checked) before anything is sent: all or nothing.
-    const argv: string[] = [this.prefix, String(batch.tasks.length)];
+    const fence = this.#fence;
+    const argv: string[] = [this.prefix, String(batch.tasks.length), this.clusterKeys.instancePrefix, fence ? "1" : "0"];
     for (const t of batch.tasks) {
       const ms = String(timeMs("updatedAt", t.updatedAt));
-      argv.push(t.id, ms, t.contextId, t.agentId, t.status.state, isUnfinished(t) ? "1" : "0", JSON.stringify(t));
+      const token = fence?.token(t.id) ?? "";
+      const ended = TURN_END_STATES.has(t.status.state) ? "1" : "0";
+      argv.push(t.id, ms, t.contextId, t.agentId, t.status.state, isUnfinished(t) ? "1" : "0", JSON.stringify(t), token, ended);
     }
     const logs = new Map<string, { seqs: string[]; jsons: string[] }>();
     for (const e of batch.events) {
@@ -252,11 +311,13 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     }
     if (batch.tasks.length === 0 && logs.size === 0) return;
     for (const [taskId, { seqs, jsons }] of logs) argv.push(taskId, String(seqs.length), ...seqs, ...jsons);
+    let fenced: string[];
     try {
-      await this.#commitScript(...argv);
+      fenced = (await this.#commitScript(...argv)) as string[];
     } catch (err) {
       throw new Error(`Redis commit failed: ${(err as Error).message}`, { cause: err });
     }
+    return fenced.length > 0 ? { fenced } : undefined;
   }
 
   async getTask(id: string): Promise<Task | undefined> {

@@ -1,5 +1,12 @@
 import type { DialectName } from "../core/model.js";
-import { isRecord, isV10Card, v03CardEndpoints, v10CardEndpoints } from "../dialects/index.js";
+import {
+  isRecord,
+  isV10Card,
+  UPSTREAM_REST_PROTOCOLS,
+  v03CardEndpoints,
+  v10CardEndpoints,
+  type UpstreamBinding,
+} from "../dialects/index.js";
 import { deadline } from "./deadline.js";
 
 /** What the router learns about an upstream agent from its card. */
@@ -8,8 +15,13 @@ export interface DiscoveredAgent {
   /** Where the card was found, if anywhere. */
   cardUrl?: string;
   dialect: DialectName;
+  /** How the dialect is carried: JSON-RPC, or the HTTP+JSON (REST) binding (v1.0 only). */
+  binding: UpstreamBinding;
   streaming: boolean;
-  /** The JSON-RPC endpoint to call (the card's, for the chosen dialect, when it names one; else the configured url). */
+  /**
+   * The interface URL to call (the card's, for the chosen dialect and binding, when it names one; else the
+   * configured url). HTTP+JSON operations are paths under it.
+   */
   endpoint: string;
   /**
    * Whether the agent's server answered at all (a card, or an HTTP error for every location). False when
@@ -24,8 +36,26 @@ const DISCOVERY_TIMEOUT_MS = 5000;
 const CARD_REQUEST_HEADERS = { accept: "application/json", "A2A-Version": "1.0" } as const;
 /** The dialect each A2A protocol version (Major.Minor) is spoken in. 0.2 already had message/send and `kind`. */
 const VERSION_DIALECT: Record<string, DialectName> = { "0.1": "v0.1", "0.2": "v0.3", "0.3": "v0.3", "1.0": "v1.0" };
-/** Preference when a card offers several JSON-RPC interfaces. */
-const PREFERENCE: readonly DialectName[] = ["v1.0", "v0.3", "v0.1"];
+
+/** What the router speaks to an agent: a dialect over a binding. */
+export interface UpstreamInterface {
+  dialect: DialectName;
+  binding: UpstreamBinding;
+}
+
+/**
+ * Preference when a card offers several interfaces the router speaks: the newest dialect first, and within
+ * one dialect JSON-RPC before HTTP+JSON (the two carry the same objects; JSON-RPC is the binding every
+ * A2A server offers, so REST is used when a v1.0 agent offers nothing else, or when config asks for it).
+ */
+const PREFERENCE: readonly UpstreamInterface[] = [
+  { dialect: "v1.0", binding: "JSONRPC" },
+  { dialect: "v1.0", binding: "HTTP+JSON" },
+  { dialect: "v0.3", binding: "JSONRPC" },
+  { dialect: "v0.1", binding: "JSONRPC" },
+];
+/** Config `protocol` suffixes that name a binding ("1.0+rest"). */
+const BINDING_SUFFIX: Record<string, UpstreamBinding> = { rest: "HTTP+JSON", jsonrpc: "JSONRPC" };
 
 /**
  * The card locations tried, in order: the URL itself when it names a card, then the two well-known paths
@@ -41,25 +71,55 @@ export function cardUrls(url: string): string[] {
   return out;
 }
 
-/** Normalises a configured `protocol` ("0.1", "v0.3", "1.0", "1.0.1", ...) to a dialect name. */
+/** Normalises a configured `protocol` ("0.1", "v0.3", "1.0", "1.0.1", "1.0+rest", ...) to a dialect name. */
 export function parseProtocol(value: string): DialectName {
-  const m = /^v?(\d+)\.(\d+)/i.exec(value.trim());
-  const dialect = m ? VERSION_DIALECT[`${Number(m[1])}.${Number(m[2])}`] : undefined;
-  if (!dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3 or 1.0)`);
-  return dialect;
+  return parseProtocolChoice(value).dialect;
 }
 
 /**
- * The card's JSON-RPC endpoints by the dialect they speak (relative URLs resolved against `cardUrl`):
- * v1.0's `supportedInterfaces` first, then the v0.3/v0.1 members (`url`, `additionalInterfaces`); the
- * first endpoint of a dialect wins, and versions the router does not speak are passed over.
+ * A configured `protocol` as a dialect and, when it names one, a binding: "1.0+rest" is v1.0 over HTTP+JSON,
+ * "1.0+jsonrpc" v1.0 over JSON-RPC even when the card offers REST too; a bare version leaves the binding
+ * to the card (JSON-RPC first).
  */
-export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<DialectName, string> {
-  const out = new Map<DialectName, string>();
-  for (const { url, protocolVersion } of [...v10CardEndpoints(card), ...v03CardEndpoints(card)]) {
+export function parseProtocolChoice(value: string): { dialect: DialectName; binding?: UpstreamBinding } {
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)*(?:\+([a-z]+))?$/i.exec(value.trim());
+  const dialect = m ? VERSION_DIALECT[`${Number(m[1])}.${Number(m[2])}`] : undefined;
+  if (!m || !dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3, 1.0 or 1.0+rest)`);
+  if (m[3] === undefined) return { dialect };
+  const binding = BINDING_SUFFIX[m[3].toLowerCase()];
+  if (!binding || !speaks({ dialect, binding })) throw new Error(`unknown A2A protocol "${value}" (the HTTP+JSON binding is spoken for 1.0 only: 1.0+rest)`);
+  return { dialect, binding };
+}
+
+/** Whether the router has a client for this dialect over this binding. */
+function speaks({ dialect, binding }: UpstreamInterface): boolean {
+  return binding === "JSONRPC" || UPSTREAM_REST_PROTOCOLS[dialect] !== undefined;
+}
+
+const key = ({ dialect, binding }: UpstreamInterface) => `${dialect} ${binding}`;
+
+/**
+ * The card's endpoints by the interface they offer (relative URLs resolved against `cardUrl`): v1.0's
+ * `supportedInterfaces` first, then the v0.3/v0.1 members (`url`, `additionalInterfaces`); the first
+ * endpoint of a dialect and binding wins, and versions or bindings the router does not speak are passed over.
+ */
+export function cardEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { url, protocolVersion, binding } of [...v10CardEndpoints(card), ...v03CardEndpoints(card)]) {
     const dialect = dialectOfVersion(protocolVersion);
-    if (!dialect || url === "" || out.has(dialect)) continue;
-    out.set(dialect, resolveUrl(url, cardUrl));
+    if (!dialect || url === "" || !speaks({ dialect, binding }) || out.has(key({ dialect, binding }))) continue;
+    out.set(key({ dialect, binding }), resolveUrl(url, cardUrl));
+  }
+  return out;
+}
+
+/** The card's JSON-RPC endpoints by the dialect they speak (see cardEndpoints). */
+export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<DialectName, string> {
+  const all = cardEndpoints(card, cardUrl);
+  const out = new Map<DialectName, string>();
+  for (const { dialect } of PREFERENCE) {
+    const url = all.get(key({ dialect, binding: "JSONRPC" }));
+    if (url !== undefined) out.set(dialect, url);
   }
   return out;
 }
@@ -72,17 +132,37 @@ function dialectOfVersion(version: string): DialectName | undefined {
   }
 }
 
-/** Infers an agent card's dialect: the best JSON-RPC interface it offers that the router speaks. */
+/** Infers an agent card's dialect: that of the best interface it offers that the router speaks. */
 export function dialectOfCard(card: Record<string, unknown>): DialectName {
-  const endpoints = jsonRpcEndpoints(card);
-  return PREFERENCE.find((d) => endpoints.has(d)) ?? (isV10Card(card) ? "v1.0" : "v0.1");
+  return interfaceOfCard(card).dialect;
 }
 
 /**
- * Reads an upstream agent's card from the well-known paths and picks its dialect (config `protocol`
- * wins), its JSON-RPC endpoint for that dialect, and whether it streams (`capabilities.streaming`, which
- * A2A defaults to false). No card reachable means a v0.1 streaming agent at the configured URL, unless
- * `protocol` says otherwise; a later call can try again. `signal` gives up the lookup (router shutdown).
+ * The interface the router speaks to an agent, and its URL when the card names one: the configured choice
+ * (`wanted`; a bare dialect takes JSON-RPC when the card offers it for that dialect, else HTTP+JSON when it
+ * offers that), else the best the card offers (PREFERENCE), else what a card of its shape implies.
+ */
+export function interfaceOfCard(
+  card: Record<string, unknown>,
+  cardUrl?: string,
+  wanted?: { dialect: DialectName; binding?: UpstreamBinding },
+): UpstreamInterface & { url?: string } {
+  const endpoints = cardEndpoints(card, cardUrl);
+  const candidates = wanted
+    ? (wanted.binding ? [wanted.binding] : (["JSONRPC", "HTTP+JSON"] as const)).map((binding) => ({ dialect: wanted.dialect, binding }))
+    : PREFERENCE;
+  const offered = candidates.find((i) => endpoints.has(key(i)));
+  if (offered) return { ...offered, url: endpoints.get(key(offered)) };
+  if (wanted) return { dialect: wanted.dialect, binding: wanted.binding ?? "JSONRPC" };
+  return { dialect: isV10Card(card) ? "v1.0" : "v0.1", binding: "JSONRPC" };
+}
+
+/**
+ * Reads an upstream agent's card from the well-known paths and picks its dialect and binding (config
+ * `protocol` wins; see interfaceOfCard), the card's endpoint for them, and whether it streams
+ * (`capabilities.streaming`, which A2A defaults to false). No card reachable means a v0.1 streaming agent
+ * at the configured URL, unless `protocol` says otherwise; a later call can try again. `signal` gives up
+ * the lookup (router shutdown).
  */
 export async function discoverAgent(
   url: string,
@@ -90,7 +170,7 @@ export async function discoverAgent(
   protocol?: string,
   signal?: AbortSignal,
 ): Promise<DiscoveredAgent> {
-  const wanted = protocol ? parseProtocol(protocol) : undefined;
+  const wanted = protocol ? parseProtocolChoice(protocol) : undefined;
   let reached = false;
   for (const cardUrl of cardUrls(url)) {
     if (signal?.aborted) break;
@@ -110,19 +190,19 @@ export async function discoverAgent(
       limit.clear();
     }
     if (!isRecord(card)) continue;
-    const dialect = wanted ?? dialectOfCard(card);
-    const cardEndpoint = jsonRpcEndpoints(card, cardUrl).get(dialect);
+    const { dialect, binding, url: cardEndpoint } = interfaceOfCard(card, cardUrl, wanted);
     const caps = isRecord(card.capabilities) ? card.capabilities : {};
     return {
       card,
       cardUrl,
       dialect,
+      binding,
       streaming: caps.streaming === true,
       endpoint: cardEndpoint ? reachableFrom(cardEndpoint, url) : isCardUrl(url) ? new URL(url).origin : url,
       reached,
     };
   }
-  return { dialect: wanted ?? "v0.1", streaming: true, endpoint: url, reached };
+  return { dialect: wanted?.dialect ?? "v0.1", binding: wanted?.binding ?? "JSONRPC", streaming: true, endpoint: url, reached };
 }
 
 function resolveUrl(url: string, base?: string): string {

@@ -1,17 +1,18 @@
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
 import { isTerminal, type AgentUpdate, type TaskState } from "../core/model.js";
-import { inRouterTerms, upstreamProtocol, type UpstreamIds, type UpstreamProtocol } from "../dialects/index.js";
+import { errorInRouterTerms, inRouterTerms, upstreamProtocol, type UpstreamIds, type UpstreamProtocol } from "../dialects/index.js";
 import { RpcError } from "../rpc/errors.js";
-import { discoverAgent, parseProtocol, type DiscoveredAgent } from "./card-discovery.js";
+import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
 import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
-import { postCall, rpcResult, sseResults, UpstreamUnreachable } from "./transport.js";
+import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
 
 export interface HttpAgentConfig {
   id: string;
   url: string;
   headers?: Record<string, string>;
+  /** "0.1", "0.3", "1.0" (binding from the card), "1.0+rest" (v1.0 over HTTP+JSON), "1.0+jsonrpc". */
   protocol?: string;
 }
 
@@ -30,7 +31,8 @@ const REDISCOVER_AFTER_MS = 60_000;
 
 /**
  * An upstream A2A agent reached over HTTP. The router is its client: it forwards each turn (streaming
- * when the agent streams) in the agent's dialect (router/dialects/<dialect>/agent.ts), parses its SSE,
+ * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, or
+ * v10/rest-agent.ts for v1.0's HTTP+JSON), parses its SSE,
  * and turns every upstream failure (refused connection, HTTP error, JSON-RPC error, a stream cut short or
  * gone silent) into an error the engine logs as a final `failed` event.
  *
@@ -83,7 +85,7 @@ export class HttpAgent implements AgentConnector {
     this.#found = found;
     this.#retrier.reset();
     this.#outageLogged = false;
-    if (!this.#online) this.#log.info({ agent: this.#cfg.id, url: this.#cfg.url, dialect: found.dialect }, "upstream agent is online");
+    if (!this.#online) this.#log.info({ agent: this.#cfg.id, url: this.#cfg.url, dialect: found.dialect, binding: found.binding }, "upstream agent is online");
     this.#online = true;
     const card = found.card;
     const skills = Array.isArray(card?.skills) ? (card.skills as Array<Record<string, unknown>>) : [];
@@ -131,9 +133,19 @@ export class HttpAgent implements AgentConnector {
     if (this.#found && !this.#found.card && !this.#discovery && Date.now() - this.#triedAt > REDISCOVER_AFTER_MS) {
       void this.discover();
     }
-    const found = this.#found ?? { dialect: this.#cfg.protocol ? parseProtocol(this.#cfg.protocol) : "v0.1", streaming: true, endpoint: this.#cfg.url };
-    const protocol = upstreamProtocol(found.dialect);
     const known = this.#upstreamIds.get(ctx.task.id) ?? {};
+    try {
+      yield* this.#turn(ctx, known);
+    } catch (err) {
+      // An agent's error may quote its own ids (a TaskNotFound names its task): clients see the router's.
+      throw errorInRouterTerms(err, { taskId: ctx.task.id, contextId: ctx.task.contextId, upstream: known });
+    }
+  }
+
+  /** One turn: the call in the agent's dialect and binding, its answers read and put in the router's terms. */
+  async *#turn(ctx: ExecuteContext, known: UpstreamIds): AsyncGenerator<AgentUpdate> {
+    const found = this.#found ?? this.#assumed();
+    const protocol = upstreamProtocol(found.dialect, found.binding);
     const call = protocol.turn(ctx, found.streaming, known.taskId);
     let res: Response;
     try {
@@ -148,7 +160,7 @@ export class HttpAgent implements AgentConnector {
       if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         let index = 0;
         const followUp = known.taskId !== undefined;
-        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs)) {
+        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs, call)) {
           const updates = this.#translate(read, result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
           for (const u of updates) {
             if (u.kind === "status") lastState = u.status.state;
@@ -156,7 +168,7 @@ export class HttpAgent implements AgentConnector {
           }
         }
       } else {
-        const result = rpcResult(await this.#json(res), this.#cfg.id, call.method);
+        const result = callResult(await this.#json(res), this.#cfg.id, call);
         for (const u of this.#translate(read, result, () => protocol.fromSendResult(result))) {
           if (u.kind === "status") lastState = u.status.state;
           yield u;
@@ -167,6 +179,12 @@ export class HttpAgent implements AgentConnector {
       // A finished task takes no more turns and no cancel; a canceled or timed-out one still gets the cancel.
       if (lastState !== undefined && isTerminal(lastState) && !ctx.signal.aborted) this.#upstreamIds.delete(ctx.task.id);
     }
+  }
+
+  /** What a turn speaks before any card was read: the configured protocol, else v0.1 over JSON-RPC. */
+  #assumed(): Pick<DiscoveredAgent, "dialect" | "binding" | "streaming" | "endpoint"> {
+    const chosen = this.#cfg.protocol ? parseProtocolChoice(this.#cfg.protocol) : undefined;
+    return { dialect: chosen?.dialect ?? "v0.1", binding: chosen?.binding ?? "JSONRPC", streaming: true, endpoint: this.#cfg.url };
   }
 
   /**
@@ -206,7 +224,7 @@ export class HttpAgent implements AgentConnector {
   async cancel(taskId: string): Promise<void> {
     const found = this.#found;
     if (!found) return;
-    const call = upstreamProtocol(found.dialect).cancel(this.#upstreamIds.get(taskId)?.taskId ?? taskId);
+    const call = upstreamProtocol(found.dialect, found.binding).cancel(this.#upstreamIds.get(taskId)?.taskId ?? taskId);
     const limit = deadline(CANCEL_TIMEOUT_MS);
     try {
       const res = await postCall(this.#cfg.id, found.endpoint, call, { signal: limit.signal, stream: false, headers: this.#cfg.headers });

@@ -1,14 +1,15 @@
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { UpstreamCall } from "../dialects/index.js";
-import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
+import { callBody, callContentType, callResult, callUrl, MAX_REASON_CHARS } from "./envelope.js";
+
+export { rpcResult, callResult } from "./envelope.js";
 
 /**
- * The HTTP and SSE side of talking to an upstream A2A agent, whatever its dialect: one JSON-RPC POST, its
- * result or its SSE results, and every failure said in the agent's terms. The messages end up as a failed
- * task's status text, which clients read: they name the agent and what happened, never an upstream's error
- * page or a JavaScript error's text.
+ * The HTTP and SSE side of talking to an upstream A2A agent, whatever its dialect and binding (JSON-RPC
+ * or HTTP+JSON, envelope.ts): one POST, its result or its SSE results, and every failure said in the
+ * agent's terms. The messages end up as a failed task's status text, which clients read: they name the
+ * agent and what happened, never an upstream's error page or a JavaScript error's text.
  */
 
 /** A failure of the upstream's connection (refused, reset, cut) rather than of what it answered. */
@@ -16,14 +17,12 @@ export class UpstreamUnreachable extends Error {
   override name = "UpstreamUnreachable";
 }
 
-/** The longest upstream error body quoted in a failure message (a short plain-text reason). */
-const MAX_REASON_CHARS = 200;
 /** undici's errors for a connection that closed under a request: it had reached the agent. */
 const CUT_CODES = /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/;
 /** undici's own body timeout (300 s by default), which an idle limit at or near it may race. */
 const BODY_TIMEOUT_CODE = "UND_ERR_BODY_TIMEOUT";
 
-/** POSTs one JSON-RPC call; an HTTP error or a failed connection throws with a message fit for a client. */
+/** POSTs one call; an HTTP error or a failed connection throws with a message fit for a client. */
 export async function postCall(
   agentId: string,
   endpoint: string,
@@ -32,15 +31,15 @@ export async function postCall(
 ): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(endpoint, {
+    res = await fetch(callUrl(endpoint, call), {
       method: "POST",
       headers: {
-        "content-type": "application/json",
+        "content-type": callContentType(call),
         accept: options.stream ? "text/event-stream, application/json" : "application/json",
         ...options.headers,
         ...call.headers,
       },
-      body: JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method: call.method, params: call.params }),
+      body: callBody(call),
       signal: options.signal,
     });
   } catch (err) {
@@ -60,8 +59,9 @@ function reasonPhrase(res: Response): string {
 }
 
 /**
- * What an error response says, when it says it briefly: a JSON-RPC error's message, or a one-line plain
- * text reason. Anything else (an HTML error page, a long dump) is left out: the status says enough.
+ * What an error response says, when it says it briefly: the `error.message` of a JSON body (a JSON-RPC
+ * error, or the google.rpc.Status of the HTTP+JSON binding), or a one-line plain text reason. Anything else
+ * (an HTML error page, a long dump) is left out: the status says enough.
  */
 async function errorDetail(res: Response): Promise<string> {
   const type = res.headers.get("content-type") ?? "";
@@ -79,25 +79,13 @@ async function errorDetail(res: Response): Promise<string> {
   return plain && line !== "" ? `: ${line}` : "";
 }
 
-/** A JSON-RPC response's result; an error response, or one without a result, throws. */
-export function rpcResult(payload: unknown, agentId: string, method: string): unknown {
-  if (exceedsDepth(payload)) throw new Error(`Upstream agent ${agentId} sent JSON nested deeper than ${MAX_JSON_DEPTH} levels on ${method}`);
-  const p = payload as { result?: unknown; error?: { code?: number; message?: string } };
-  if (p?.error) {
-    const code = typeof p.error.code === "number" ? ` ${p.error.code}` : "";
-    const message = typeof p.error.message === "string" ? p.error.message.slice(0, MAX_REASON_CHARS) : "unknown error";
-    throw new Error(`Upstream agent ${agentId} error${code} on ${method}: ${message}`);
-  }
-  if (!p || typeof p !== "object" || !("result" in p)) throw new Error(`Upstream agent ${agentId} sent a response without result on ${method}`);
-  return p.result;
-}
-
 /**
- * The results of an upstream SSE response, one per event, parsed with eventsource-parser. A stream that
- * sends nothing (no event, no comment) for `idleMs` is given up with an error that says so; an early
- * return (the turn ended or was canceled) closes the connection.
+ * The results of an upstream SSE response to `call`, one per event, parsed with eventsource-parser and
+ * unwrapped in the call's binding (an error event throws). A stream that sends nothing (no event, no
+ * comment) for `idleMs` is given up with an error that says so; an early return (the turn ended or was
+ * canceled) closes the connection.
  */
-export async function* sseResults(res: Response, agentId: string, idleMs: number): AsyncGenerator<unknown> {
+export async function* sseResults(res: Response, agentId: string, idleMs: number, call: UpstreamCall): AsyncGenerator<unknown> {
   if (!res.body) throw new Error(`Upstream agent ${agentId} sent an empty stream`);
   let idle = false;
   let timer: NodeJS.Timeout | undefined;
@@ -133,7 +121,7 @@ export async function* sseResults(res: Response, agentId: string, idleMs: number
       } catch {
         throw new Error(`Upstream agent ${agentId} sent an event that is not JSON`);
       }
-      yield rpcResult(payload, agentId, "stream");
+      yield callResult(payload, agentId, call, "stream");
     }
   } finally {
     clearTimeout(timer);

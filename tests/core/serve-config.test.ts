@@ -40,6 +40,20 @@ describe("configuration", () => {
     expect(read.eliza).toEqual({ character: join(sub, "me.json"), plugins: [join(sub, "p.mjs"), "/abs/q.mjs"] });
   });
 
+  test("the cluster's lease and the Redis key prefix: defaults, env, file", () => {
+    const defaults = resolveConfig(schemas, {});
+    expect(defaults.cluster).toEqual({ leaseMs: 5000 });
+    expect(defaults.redisPrefix).toBe("a2a-router:");
+    const set = resolveConfig(schemas, {
+      file: { cluster: { leaseMs: 2000 } },
+      env: configFromEnv({ CLUSTER_LEASE_MS: "3000", A2A_ROUTER_REDIS_PREFIX: "blue:" }),
+    });
+    expect(set.cluster.leaseMs).toBe(3000);
+    expect(set.redisPrefix).toBe("blue:");
+    expect(() => resolveConfig(schemas, { file: { cluster: { leaseMs: 10 } } })).toThrow(/cluster\.leaseMs must be >= 100/);
+    expect(() => configFromEnv({ CLUSTER_LEASE_MS: "soon" })).toThrow('Invalid config: CLUSTER_LEASE_MS must be an integer, got "soon"');
+  });
+
   test("a bad store is named with the accepted forms", () => {
     expect(() => resolveConfig(schemas, { env: configFromEnv({ A2A_ROUTER_STORE: "mysql://x" }) })).toThrow(
       "Invalid config: store must be memory, sqlite:PATH or redis://...: got mysql://x",
@@ -50,6 +64,9 @@ describe("configuration", () => {
     expect(() => resolveConfig(schemas, { file: { taskTimeoutMs: "soon" as never } })).toThrow(/taskTimeoutMs must be integer/);
     expect(() => resolveConfig(schemas, { file: { agnets: [] } as never })).toThrow(/agnets is not allowed/);
     expect(() => resolveConfig(schemas, { file: { agents: [{ id: "x" }] } as never })).toThrow(/agents\[0\]\.url is required/);
+    const agent = (protocol: string) => ({ file: { agents: [{ id: "x", url: "http://h", protocol }] } });
+    for (const ok of ["0.1", "0.3", "1.0", "1.0.1", "1.0+rest", "1.0+jsonrpc"]) expect(() => resolveConfig(schemas, agent(ok))).not.toThrow();
+    for (const bad of ["0.3+rest", "1.0+grpc", "2.0"]) expect(() => resolveConfig(schemas, agent(bad))).toThrow(/agents\[0\]\.protocol/);
     expect(() => configFromEnv({ HUB_TOKENS: "nonsense" })).toThrow(/HUB_TOKENS entry "nonsense"/);
   });
 

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cardUrls, dialectOfCard, discoverAgent, jsonRpcEndpoints, parseProtocol } from "../../router/upstream/card-discovery.js";
+import {
+  cardUrls,
+  dialectOfCard,
+  discoverAgent,
+  interfaceOfCard,
+  jsonRpcEndpoints,
+  parseProtocol,
+  parseProtocolChoice,
+} from "../../router/upstream/card-discovery.js";
 
 /** A loopback server answering GET <path> with the card registered for it (404 otherwise). */
 let server: Server;
@@ -61,6 +69,33 @@ describe("card locations and dialect detection", () => {
     expect(() => parseProtocol("2.0")).toThrow(/unknown A2A protocol "2.0"/);
   });
 
+  test("config protocol strings may name a binding: 1.0+rest, 1.0+jsonrpc; REST is v1.0's only", () => {
+    expect(parseProtocolChoice("1.0")).toEqual({ dialect: "v1.0" });
+    expect(parseProtocolChoice("1.0+rest")).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
+    expect(parseProtocolChoice("v1.0.1+REST")).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
+    expect(parseProtocolChoice("1.0+jsonrpc")).toEqual({ dialect: "v1.0", binding: "JSONRPC" });
+    expect(parseProtocol("1.0+rest")).toBe("v1.0");
+    expect(() => parseProtocolChoice("0.3+rest")).toThrow(/HTTP\+JSON binding is spoken for 1.0 only/);
+    expect(() => parseProtocolChoice("1.0+grpc")).toThrow(/unknown A2A protocol "1.0\+grpc"/);
+  });
+
+  test("the interface spoken: JSON-RPC first within a dialect, v1.0 HTTP+JSON when it is all a card offers", () => {
+    const restOnly = { supportedInterfaces: [{ url: "http://h/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }, { url: "http://h/g", protocolBinding: "GRPC", protocolVersion: "1.0" }] };
+    expect(interfaceOfCard(restOnly)).toEqual({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/rest" });
+    expect(interfaceOfCard(v10Card("http://h"))).toEqual({ dialect: "v1.0", binding: "JSONRPC", url: "http://h/a2a/v1" });
+    // v1.0 over REST beats v0.3 over JSON-RPC: the newer dialect first.
+    const v03AndRest = { supportedInterfaces: [{ url: "http://h/v03", protocolBinding: "JSONRPC", protocolVersion: "0.3" }, restOnly.supportedInterfaces[0]] };
+    expect(interfaceOfCard(v03AndRest)).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON" });
+    // Config: a forced binding, or a bare dialect that takes the binding the card offers for it.
+    expect(interfaceOfCard(v10Card("http://h"), undefined, { dialect: "v1.0", binding: "HTTP+JSON" })).toEqual({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/a2a/rest" });
+    expect(interfaceOfCard(restOnly, undefined, { dialect: "v1.0" })).toMatchObject({ binding: "HTTP+JSON", url: "http://h/rest" });
+    expect(interfaceOfCard({}, undefined, { dialect: "v1.0", binding: "HTTP+JSON" })).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
+    // v0.3 members: an HTTP+JSON interface of a 1.0 card counts; a 0.3 one (v0.3's REST, not spoken) does not.
+    expect(interfaceOfCard({ url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "1.0", additionalInterfaces: [] })).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/rest" });
+    const v03Rest = { url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "0.3.0", additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }] };
+    expect(interfaceOfCard(v03Rest)).toEqual({ dialect: "v0.3", binding: "JSONRPC", url: "http://h/rpc" });
+  });
+
   test("a card's dialect is the best JSON-RPC interface it offers", () => {
     expect(dialectOfCard(v10Card("http://h"))).toBe("v1.0");
     expect(dialectOfCard({ url: "http://h/rpc", protocolVersion: "0.3.0", preferredTransport: "JSONRPC" })).toBe("v0.3");
@@ -92,7 +127,12 @@ describe("discoverAgent on a real server", () => {
 
   test("config protocol picks the dialect and that dialect's endpoint", async () => {
     const found = await discoverAgent(`${base}/some/path`, {}, "0.3");
-    expect(found).toMatchObject({ dialect: "v0.3", endpoint: `${base}/a2a/v03` });
+    expect(found).toMatchObject({ dialect: "v0.3", binding: "JSONRPC", endpoint: `${base}/a2a/v03` });
+  });
+
+  test("config protocol 1.0+rest picks the card's v1.0 HTTP+JSON interface", async () => {
+    const found = await discoverAgent(`${base}/some/path`, {}, "1.0+rest");
+    expect(found).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON", endpoint: `${base}/a2a/rest` });
   });
 
   test("agent.json under the URL is found when agent-card.json is not; capabilities.streaming absent = false", async () => {
@@ -114,7 +154,8 @@ describe("discoverAgent on a real server", () => {
   test("no card (or not JSON) anywhere: a v0.1 streaming agent at the configured URL, or the configured protocol", async () => {
     cards.clear();
     cards.set("/.well-known/agent-card.json", "not json");
-    expect(await discoverAgent(`${base}/y`)).toEqual({ dialect: "v0.1", streaming: true, endpoint: `${base}/y`, reached: true });
+    expect(await discoverAgent(`${base}/y`)).toEqual({ dialect: "v0.1", binding: "JSONRPC", streaming: true, endpoint: `${base}/y`, reached: true });
+    expect(await discoverAgent(`${base}/y`, {}, "1.0+rest")).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON", endpoint: `${base}/y` });
     expect((await discoverAgent(`${base}/y`, {}, "1.0")).dialect).toBe("v1.0");
   });
 

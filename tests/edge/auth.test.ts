@@ -80,7 +80,7 @@ describe("the guard attaches the caller", () => {
   test("on the OpenAI face (/v1) a refusal has OpenAI's error shape", async () => {
     const r = await raw(url, { path: "/v1/models", headers: { authorization: "Bearer wrong" } });
     expect(r.status).toBe(401);
-    expect(r.json()).toEqual({ error: { message: "invalid API key", type: "invalid_request_error", code: "invalid_api_key" } });
+    expect(r.json()).toEqual({ error: { message: "invalid API key", type: "authentication_error", param: null, code: "invalid_api_key" } });
   });
 
   test("no keys configured: no caller, every request passes", async () => {

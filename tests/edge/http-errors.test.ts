@@ -58,7 +58,7 @@ describe("unknown paths and wrong methods answer 404 JSON", () => {
 test("an unknown path under /v1 answers OpenAI's error shape", async () => {
   const r = await raw(router.url, { path: "/v1/nope" });
   expect(r.status).toBe(404);
-  expect(r.json().error).toEqual({ message: "not found: GET /v1/nope", type: "invalid_request_error", code: "not_found" });
+  expect(r.json().error).toEqual({ message: "not found: GET /v1/nope", type: "invalid_request_error", param: null, code: "not_found" });
 });
 
 describe("express's own errors are JSON without internals", () => {

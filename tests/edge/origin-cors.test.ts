@@ -45,7 +45,7 @@ describe("POST with an Origin", () => {
 
   test("on /v1 the refusal has OpenAI's error shape", async () => {
     const r = await send("/v1/chat/completions", { origin: "https://evil.example" });
-    expect(r.json().error).toMatchObject({ type: "invalid_request_error", code: "origin_not_allowed" });
+    expect(r.json().error).toMatchObject({ type: "permission_error", code: "forbidden" });
   });
 
   test("the router's own origin (its Host) passes; no Origin at all passes", async () => {

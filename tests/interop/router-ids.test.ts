@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { randomUUID } from "node:crypto";
 import { createReplyReader, type ReplyChange } from "../../router/core/reply.js";
 import type { RunningRouter } from "../../router/index.js";
 import { openStream, rpc, type Json } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
+import { CLIENTS, expectRouterIdsOnly } from "./clients.js";
 import { SdkAgent } from "./sdk-agent.js";
 
 /**
@@ -39,49 +39,6 @@ afterAll(async () => {
   await router.close();
   await Promise.all([v1.stop(), v1Plain.stop(), v03.stop()]);
 });
-
-type ClientDialect = "v0.1" | "v0.3" | "v1.0";
-
-/** One client's requests in its own dialect, sent to /agents/{agent}. */
-const CLIENTS: Record<ClientDialect, { send: string; stream: string; get: string; headers: Record<string, string>; params(text: string, taskId?: string): Json; taskIdOf(result: Json): string }> = {
-  "v0.1": {
-    send: "tasks/send",
-    stream: "tasks/sendSubscribe",
-    get: "tasks/get",
-    headers: {},
-    params: (text, taskId) => ({ id: taskId ?? randomUUID(), message: { role: "user", parts: [{ type: "text", text }] } }),
-    taskIdOf: (r) => r.id,
-  },
-  "v0.3": {
-    send: "message/send",
-    stream: "message/stream",
-    get: "tasks/get",
-    headers: {},
-    params: (text, taskId) => ({
-      message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }], ...(taskId && { taskId }) },
-    }),
-    taskIdOf: (r) => (r.kind === "task" ? r.id : r.taskId),
-  },
-  "v1.0": {
-    send: "SendMessage",
-    stream: "SendStreamingMessage",
-    get: "GetTask",
-    headers: { "A2A-Version": "1.0" },
-    params: (text, taskId) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }], ...(taskId && { taskId }) } }),
-    taskIdOf: (r) => r.task?.id ?? r.statusUpdate?.taskId ?? r.artifactUpdate?.taskId,
-  },
-};
-
-/** Asserts that no id the agent made for the tasks it ran since `before` appears anywhere in `received`. */
-function expectRouterIdsOnly(agent: SdkAgent, before: number, received: unknown[]): void {
-  const theirs = agent.tasks.slice(before);
-  expect(theirs.length).toBeGreaterThan(0);
-  const json = JSON.stringify(received);
-  for (const { taskId, contextId } of theirs) {
-    expect(json).not.toContain(taskId);
-    expect(json).not.toContain(contextId);
-  }
-}
 
 const upstreams = () => [
   ["v1.0", v1, "own-v10"],

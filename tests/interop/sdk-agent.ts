@@ -10,17 +10,18 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "@a2a-js/sdk/server";
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { randomUUID } from "node:crypto";
 import { sdkText, textPart } from "./helpers.js";
 
 /**
  * An upstream A2A agent built only from @a2a-js/sdk's server pieces (DefaultRequestHandler, its express
- * JSON-RPC and agent-card handlers, an AgentExecutor that streams), on a loopback port.
+ * JSON-RPC or REST and agent-card handlers, an AgentExecutor that streams), on a loopback port.
  *
  * What it does depends on the message text: "ask" ends the turn input-required, and the follow-up on the
- * same task completes with "you said: <text>"; "hang" works until canceled; anything else streams
- * "working on: <text>", the upper-cased text as two artifact chunks, and completes with "done".
+ * same task completes with "you said: <text>"; "hang" works until canceled; "explode" throws in the
+ * executor (the SDK answers with an error); anything else streams "working on: <text>", the upper-cased
+ * text as two artifact chunks, and completes with "done".
  */
 export interface SdkAgentOptions {
   streaming: boolean;
@@ -31,12 +32,26 @@ export interface SdkAgentOptions {
    * context) differ from the router's, as with any agent that keeps its own conversations.
    */
   ownContext?: boolean;
+  /**
+   * "HTTP+JSON": serve the v1.0 REST binding (the SDK's restHandler) instead of JSON-RPC, and list only
+   * that interface on the card.
+   */
+  binding?: "JSONRPC" | "HTTP+JSON";
 }
+
+/** The SDK's REST paths as the v1.0 method they stand for, so tests wait on calls alike in both bindings. */
+const REST_METHODS: Array<[RegExp, string]> = [
+  [/^\/message:send$/, "SendMessage"],
+  [/^\/message:stream$/, "SendStreamingMessage"],
+  [/^\/tasks\/([^/]+):cancel$/, "CancelTask"],
+];
 
 export interface RecordedCall {
   method: string;
   version: string | undefined;
   params: Record<string, any>;
+  /** The request's content type (recorded for REST calls). */
+  contentType?: string;
 }
 
 export class SdkAgent {
@@ -58,12 +73,17 @@ export class SdkAgent {
     return new Promise((resolve) => this.#callWaiters.push({ method, resolve }));
   }
 
+  get rest(): boolean {
+    return this.opts.binding === "HTTP+JSON";
+  }
+
   card(): AgentCard {
     const iface = (protocolVersion: string) => ({ url: `${this.url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion });
+    const restIface = { url: `${this.url}/a2a/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" };
     return {
       name: "SDK shouter",
       description: "An @a2a-js/sdk agent that upper-cases",
-      supportedInterfaces: [iface("1.0"), ...(this.opts.legacyCompat ? [iface("0.3")] : [])],
+      supportedInterfaces: this.rest ? [restIface] : [iface("1.0"), ...(this.opts.legacyCompat ? [iface("0.3")] : [])],
       provider: undefined,
       version: "1.2.3",
       capabilities: { streaming: this.opts.streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -76,26 +96,60 @@ export class SdkAgent {
     };
   }
 
+  /** A fresh request handler and task store, as after a restart: the agent no longer knows its tasks. */
+  #newHandler(): DefaultRequestHandler {
+    return new DefaultRequestHandler(this.card(), new InMemoryTaskStore(), this.#executor());
+  }
+
+  /** The REST binding over the current handler (replaced by forget()). */
+  #restRouter?: ReturnType<typeof restHandler>;
+
+  /** Forgets every task, as an agent that restarted: a follow-up naming one gets the SDK's TaskNotFound. */
+  forget(): void {
+    this.#restRouter = restHandler({ requestHandler: this.#newHandler(), userBuilder: UserBuilder.noAuthentication });
+  }
+
   async start(): Promise<this> {
-    const handler = new DefaultRequestHandler(this.card(), new InMemoryTaskStore(), this.#executor());
+    const handler = this.#newHandler();
     const legacyCompat = { enabled: this.opts.legacyCompat === true };
     const app = express();
     app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: async () => this.card(), legacyCompat }));
-    app.use(
-      "/a2a/jsonrpc",
-      express.json(),
-      (req, _res, next) => {
-        if (this.opts.ownContext && req.body?.params?.message) delete req.body.params.message.contextId;
-        const call = { method: req.body?.method, version: req.get("a2a-version"), params: req.body?.params ?? {} };
-        this.calls.push(call);
-        for (const w of this.#callWaiters.filter((w) => w.method === call.method)) {
-          this.#callWaiters.splice(this.#callWaiters.indexOf(w), 1);
-          w.resolve(call);
-        }
-        next();
-      },
-      jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }),
-    );
+    const record = (call: RecordedCall) => {
+      this.calls.push(call);
+      for (const w of this.#callWaiters.filter((w) => w.method === call.method)) {
+        this.#callWaiters.splice(this.#callWaiters.indexOf(w), 1);
+        w.resolve(call);
+      }
+    };
+    if (this.rest) {
+      app.use(
+        "/a2a/rest",
+        express.json({ type: ["application/json", "application/a2a+json"] }),
+        (req, _res, next) => {
+          if (this.opts.ownContext && req.body?.message) delete req.body.message.contextId;
+          const hit = REST_METHODS.map(([re, method]) => [re.exec(req.path), method] as const).find(([m]) => m);
+          if (hit) {
+            const [m, method] = hit;
+            const params = method === "CancelTask" ? { id: decodeURIComponent(m![1]!) } : (req.body ?? {});
+            record({ method, version: req.get("a2a-version"), params, contentType: req.get("content-type") });
+          }
+          next();
+        },
+        (req, res, next) => this.#restRouter!(req, res, next),
+      );
+      this.#restRouter = restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication });
+    } else {
+      app.use(
+        "/a2a/jsonrpc",
+        express.json(),
+        (req, _res, next) => {
+          if (this.opts.ownContext && req.body?.params?.message) delete req.body.params.message.contextId;
+          record({ method: req.body?.method, version: req.get("a2a-version"), params: req.body?.params ?? {} });
+          next();
+        },
+        jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }),
+      );
+    }
     const server = app.listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
     this.#server = server;
@@ -115,6 +169,7 @@ export class SdkAgent {
         const text = sdkText(ctx.userMessage.parts);
         const { taskId, contextId } = ctx;
         this.tasks.push({ taskId, contextId });
+        if (text === "explode") throw new Error("the shouter blew a fuse");
         const status = (state: TaskState, say?: string) =>
           AgentEvent.statusUpdate({
             taskId,

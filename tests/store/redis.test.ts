@@ -94,6 +94,38 @@ describe("RedisStore", () => {
     await new RedisStore(URL, { prefix: `${RUN}idle:` }).close();
   });
 
+  describe("fenced commits (routers sharing a store)", () => {
+    test("a task's writes land only under its current turn lease, held by a live instance; the rest is reported", async () => {
+      const prefix = `${RUN}fence:`;
+      const store = new RedisStore(URL, { prefix, exclusive: false });
+      const keys = store.clusterKeys;
+      const tokens = new Map<string, string>([["mine", "inst-a|1"], ["stolen", "inst-a|2"], ["dead", "inst-b|3"]]);
+      store.setFence({ token: (id) => tokens.get(id) });
+      try {
+        await store.connect();
+        expect(await redis.exists(`${prefix}owner`)).toBe(0);
+        await redis.set(keys.instance("inst-a"), "1", "PX", 10_000);
+        await redis.hset(keys.turns, "mine", "inst-a|1", "stolen", "inst-c|9", "dead", "inst-b|3");
+        const result = await store.commit({
+          tasks: [makeTask("mine"), makeTask("stolen"), makeTask("dead"), makeTask("free")],
+          events: [makeEvent("mine", 1), makeEvent("stolen", 1), makeEvent("dead", 1), makeEvent("free", 1)],
+        });
+        // "stolen": another instance holds its lease now; "dead": its instance's lease expired.
+        expect(result).toEqual({ fenced: ["stolen", "dead"] });
+        expect(await store.getTask("stolen")).toBeUndefined();
+        expect(await store.readEvents("dead", 0, 10)).toEqual([]);
+        expect(await store.readEvents("mine", 0, 10)).toEqual([makeEvent("mine", 1)]);
+        expect(await store.readEvents("free", 0, 10)).toEqual([makeEvent("free", 1)]);
+        // A write that ends the turn drops its lease in the same step.
+        await store.commit({ tasks: [makeTask("mine", { status: { state: "completed" }, lastSeq: 1 })], events: [] });
+        expect(await redis.hexists(keys.turns, "mine")).toBe(0);
+        expect(await redis.hget(keys.turns, "stolen")).toBe("inst-c|9");
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   describe("one router per prefix", () => {
     const inUse = (prefix: string, seconds: number): string =>
       `store ${redactUrl(URL)} (prefix ${prefix}) is in use by another a2a-router; it frees itself ${seconds} s after that router stops`;

@@ -1,10 +1,17 @@
 import type { ExecuteContext } from "../../core/agent.js";
 import type { AgentUpdate, DialectName, TextKind } from "../../core/model.js";
 
-/** A JSON-RPC request to send upstream. */
+/**
+ * A request to send upstream. JSON-RPC (no `path`): `method` and `params` in a JSON-RPC envelope, POSTed to
+ * the endpoint, answered in an envelope. HTTP+JSON (`path` set): `params` is the body as is, POSTed to
+ * the endpoint + `path`, answered bare (errors as google.rpc.Status); `method` only names the call in
+ * error messages.
+ */
 export interface UpstreamCall {
   method: string;
   params: unknown;
+  /** HTTP+JSON binding: the operation's path under the interface URL (`/message:send`, `/tasks/{id}:cancel`). */
+  path?: string;
   /** Extra headers this dialect needs (v1.0: `A2A-Version`). */
   headers?: Record<string, string>;
 }
@@ -25,8 +32,8 @@ export interface UpstreamIds {
 
 /**
  * The agent side of one dialect: how the router talks to an upstream agent of that dialect, as its
- * client. One implementation per dialect folder (v01/agent.ts, v03/agent.ts, v10/agent.ts); the HTTP and
- * SSE transport (router/upstream/http-agent.ts) is shared.
+ * client. One implementation per dialect folder and binding (v01/agent.ts, v03/agent.ts, v10/agent.ts;
+ * v10/rest-agent.ts for v1.0's HTTP+JSON); the HTTP and SSE transport (router/upstream/) is shared.
  */
 export interface UpstreamProtocol {
   readonly dialect: DialectName;

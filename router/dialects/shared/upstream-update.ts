@@ -63,8 +63,21 @@ export function inRouterTerms(update: AgentUpdate, scope: UpstreamScope): AgentU
   };
 }
 
+/**
+ * An upstream failure in the router's terms: an upstream id its message quotes (an agent's "Task not found:
+ * <its id>") is replaced by the router's. The error itself is kept (its class says what failed); only its
+ * message changes.
+ */
+export function errorInRouterTerms(err: unknown, scope: Pick<UpstreamScope, "taskId" | "contextId" | "upstream">): unknown {
+  if (!(err instanceof Error)) return err;
+  let message = err.message;
+  for (const [theirs, ours] of idMap(scope)) message = message.replaceAll(theirs, ours);
+  err.message = message;
+  return err;
+}
+
 /** Upstream id -> router id, for the ids that differ. */
-function idMap(scope: UpstreamScope): Map<string, string> {
+function idMap(scope: Pick<UpstreamScope, "taskId" | "contextId" | "upstream">): Map<string, string> {
   const ids = new Map<string, string>();
   const { taskId, contextId } = scope.upstream;
   if (taskId !== undefined && taskId !== scope.taskId) ids.set(taskId, scope.taskId);

@@ -1,4 +1,4 @@
-import { isJsonRpcBinding, type CardEndpoint } from "../shared/card-endpoint.js";
+import { bindingOf, type CardEndpoint } from "../shared/card-endpoint.js";
 import { isRecord } from "../shared/translate-helpers.js";
 import { isV01Card, V01_CARD_VERSION } from "../v01/card.js";
 
@@ -20,18 +20,20 @@ export function v03CardMembers(url: string, extendedCard: boolean): Record<strin
 }
 
 /**
- * The JSON-RPC endpoints a card's v0.3 (or v0.1) members offer: `url` when its preferredTransport is
- * JSONRPC (or absent), then additionalInterfaces; all in the card's protocolVersion (a card naming none
- * is v0.3 when it has v0.3 members, else v0.1).
+ * The JSON-RPC and HTTP+JSON endpoints a card's v0.3 (or v0.1) members offer: `url` in its
+ * preferredTransport (JSON-RPC when absent), then additionalInterfaces; all in the card's protocolVersion
+ * (a card naming none is v0.3 when it has v0.3 members, else v0.1).
  */
 export function v03CardEndpoints(card: Record<string, unknown>): CardEndpoint[] {
   const named = typeof card.protocolVersion === "string" && card.protocolVersion !== "" ? card.protocolVersion : undefined;
   const protocolVersion = named ?? (isV01Card(card) ? V01_CARD_VERSION : V03_CARD_VERSION);
   const out: CardEndpoint[] = [];
-  if (isJsonRpcBinding(card.preferredTransport) && typeof card.url === "string") out.push({ url: card.url, protocolVersion });
+  const preferred = bindingOf(card.preferredTransport);
+  if (preferred && typeof card.url === "string") out.push({ url: card.url, protocolVersion, binding: preferred });
   if (Array.isArray(card.additionalInterfaces)) {
     for (const i of card.additionalInterfaces.filter(isRecord)) {
-      if (isJsonRpcBinding(i.transport) && typeof i.url === "string") out.push({ url: i.url, protocolVersion });
+      const binding = bindingOf(i.transport);
+      if (binding && typeof i.url === "string") out.push({ url: i.url, protocolVersion, binding });
     }
   }
   return out;

@@ -1,4 +1,4 @@
-import { isJsonRpcBinding, type CardEndpoint } from "../shared/card-endpoint.js";
+import { bindingOf, type CardEndpoint } from "../shared/card-endpoint.js";
 import { isRecord } from "../shared/translate-helpers.js";
 
 /** The protocol version a v1.0 interface entry speaks when it names none. */
@@ -14,14 +14,15 @@ export function v10CardMembers(url: string, protocolVersions: readonly string[])
   };
 }
 
-/** The JSON-RPC endpoints a card's `supportedInterfaces` offer, each with its own protocolVersion. */
+/** The JSON-RPC and HTTP+JSON endpoints a card's `supportedInterfaces` offer, each with its own protocolVersion. */
 export function v10CardEndpoints(card: Record<string, unknown>): CardEndpoint[] {
   if (!Array.isArray(card.supportedInterfaces)) return [];
   const out: CardEndpoint[] = [];
   for (const i of card.supportedInterfaces.filter(isRecord)) {
-    if (!isJsonRpcBinding(i.protocolBinding) || typeof i.url !== "string") continue;
+    const binding = bindingOf(i.protocolBinding);
+    if (!binding || typeof i.url !== "string") continue;
     const version = typeof i.protocolVersion === "string" && i.protocolVersion !== "" ? i.protocolVersion : DEFAULT_VERSION;
-    out.push({ url: i.url, protocolVersion: version });
+    out.push({ url: i.url, protocolVersion: version, binding });
   }
   return out;
 }

@@ -1,0 +1,101 @@
+/**
+ * The Vercel AI SDK face (CONTRACT 10): `POST /api/chat` in the UI message stream protocol v1,
+ * `GET /api/chat/{chatId}/stream` to resume the chat's running turn from its start (`useChat({resume: true})`),
+ * and `POST /api/chat/{chatId}/cancel`, the explicit Stop. A client going away never cancels the turn.
+ * Query `?events=raw` adds every A2A event as a transient `data-a2a-event` part (the chat page reads those).
+ */
+import express, { type Express, type Request, type RequestHandler, type Response } from "express";
+import type { Logger } from "pino";
+import type { LoggedEvent } from "../../core/model.js";
+import type { TaskService } from "../../service/task-service.js";
+import { startChatTurn } from "../shared/chat-turn.js";
+import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
+import { sendBadRequest, sendRefusal } from "./errors.js";
+import { parseUiChatRequest } from "./request.js";
+import { createUiChunkReader, type UiTurn } from "./ui-chunks.js";
+
+export interface AiSdkFaceDeps {
+  service: TaskService;
+  /** The API-key guard every client route uses (it sets `res.locals.caller`). */
+  guard: RequestHandler;
+  maxBodyBytes: number;
+  heartbeatMs: number;
+  logger: Logger;
+}
+
+/** The response header that names the protocol (what the AI SDK's own server helpers send). */
+export const UI_STREAM_HEADERS = { "x-vercel-ai-ui-message-stream": "v1" } as const;
+
+/** Mounts `/api/chat`, `/api/chat/:chatId/stream` and `/api/chat/:chatId/cancel`. */
+export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
+  const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
+
+  app.post("/api/chat", deps.guard, body, async (req: Request, res: Response) => {
+    const parsed = jsonBody(req);
+    if (!parsed.ok) return sendBadRequest(res, parsed.message, "body");
+    const request = parseUiChatRequest(parsed.value, req);
+    if (!request.ok) return sendBadRequest(res, request.message, request.field);
+    const signal = clientGone(res);
+    try {
+      const { chatId, text, agent } = request.value;
+      const turn = await startChatTurn(deps.service, { agent, sessionId: chatId, text, scope: callerScope(res), signal });
+      const ui = { taskId: turn.task.id, contextId: turn.task.contextId, agentId: turn.task.agentId, fromSeq: turn.fromSeq };
+      await writeTurn(res, ui, turn.events, rawEvents(req), deps);
+    } catch (err) {
+      if (res.headersSent) throw err;
+      sendRefusal(res, err);
+    }
+  });
+
+  app.get("/api/chat/:chatId/stream", deps.guard, async (req: Request, res: Response) => {
+    const scope = callerScope(res);
+    try {
+      const running = await deps.service.runningTurn(String(req.params.chatId), scope);
+      if (!running) return void res.status(204).end();
+      const { task, fromSeq } = running;
+      const events = await deps.service.events(task.id, fromSeq, scope, clientGone(res));
+      await writeTurn(res, { taskId: task.id, contextId: task.contextId, agentId: task.agentId, fromSeq }, events, rawEvents(req), deps);
+    } catch (err) {
+      if (res.headersSent) throw err;
+      sendRefusal(res, err);
+    }
+  });
+
+  app.post("/api/chat/:chatId/cancel", deps.guard, async (req: Request, res: Response) => {
+    const scope = callerScope(res);
+    try {
+      const running = await deps.service.runningTurn(String(req.params.chatId), scope);
+      if (!running) return void res.status(204).end();
+      const task = await deps.service.cancel(running.task.id, scope);
+      res.json({ taskId: task.id, state: task.status.state });
+    } catch (err) {
+      sendRefusal(res, err);
+    }
+  });
+}
+
+function rawEvents(req: Request): boolean {
+  return req.query.events === "raw";
+}
+
+/** Streams one turn as UI message parts, then `[DONE]`. */
+async function writeTurn(res: Response, turn: UiTurn, events: AsyncIterable<LoggedEvent>, raw: boolean, deps: AiSdkFaceDeps): Promise<void> {
+  const stream = new DataStream(res, deps.heartbeatMs, UI_STREAM_HEADERS);
+  const reader = createUiChunkReader(turn, { rawEvents: raw });
+  try {
+    for (const chunk of reader.start()) await stream.send(chunk);
+    for await (const event of events) {
+      for (const chunk of reader.feed(event)) await stream.send(chunk);
+      if (reader.ended) break;
+    }
+    if (reader.ended) await stream.send("[DONE]");
+  } catch (err) {
+    deps.logger.error({ err }, "chat stream failed");
+    if (!stream.closed) {
+      await stream.send({ type: "error", errorText: "Internal error: the router could not complete the stream" });
+      await stream.send("[DONE]");
+    }
+  } finally {
+    stream.end();
+  }
+}

@@ -1,0 +1,2 @@
+/** The built-in chat page at `/chat`. */
+export { mountChatPage, chatPageDir, replyReaderFile } from "./routes.js";

@@ -1,0 +1,286 @@
+/**
+ * The chat page: picks an agent, sends messages over `POST /api/chat?events=raw`, and renders each turn by
+ * feeding the A2A events (transient `data-a2a-event` parts) to the router's own reply reader. Stop is
+ * `POST /api/chat/{chatId}/cancel`; a reload reattaches through `GET /api/chat/{chatId}/stream`.
+ */
+import { createReplyReader } from "/chat/reply.js";
+import { applyChanges, messageElement, updateMessage } from "./render.js";
+import { readDataEvents } from "./sse.js";
+import { loadState, saveState } from "./store.js";
+
+const $ = (id) => document.getElementById(id);
+const els = {
+  agent: $("agent"),
+  newChat: $("new-chat"),
+  keyForm: $("key-form"),
+  apiKey: $("api-key"),
+  settings: $("settings"),
+  agentName: $("agent-name"),
+  agentDescription: $("agent-description"),
+  agentSkills: $("agent-skills"),
+  transcript: $("transcript"),
+  error: $("error"),
+  composer: $("composer"),
+  message: $("message"),
+  send: $("send"),
+  stop: $("stop"),
+  rawLog: $("raw-log"),
+};
+
+const state = loadState();
+let agents = [];
+/** The fetch of the turn being read; aborting it only stops reading (the turn goes on). */
+let reading;
+
+function headers(extra = {}) {
+  return { ...extra, ...(state.apiKey ? { authorization: `Bearer ${state.apiKey}` } : {}) };
+}
+
+function showError(text) {
+  els.error.textContent = text;
+}
+
+async function errorText(res) {
+  try {
+    const body = await res.json();
+    return body?.error?.message ?? (typeof body?.error === "string" ? body.error : `HTTP ${res.status}`);
+  } catch {
+    return `HTTP ${res.status}`;
+  }
+}
+
+function raw(line) {
+  els.rawLog.textContent += `${line}\n`;
+  els.rawLog.scrollTop = els.rawLog.scrollHeight;
+}
+
+// ---- agents ----
+
+async function loadAgents() {
+  const res = await fetch("/agents", { headers: headers() });
+  if (!res.ok) {
+    showError(res.status === 401 ? "This router needs an API key: open “API key” and save one." : await errorText(res));
+    return;
+  }
+  showError("");
+  agents = (await res.json()).agents;
+  els.agent.replaceChildren(
+    ...agents.map((a) => {
+      const o = document.createElement("option");
+      o.value = a.id;
+      o.textContent = a.online ? a.name : `${a.name} (offline)`;
+      return o;
+    }),
+  );
+  if (!agents.some((a) => a.id === state.agent)) state.agent = agents[0]?.id ?? "";
+  els.agent.value = state.agent;
+  showCard();
+}
+
+function showCard() {
+  const agent = agents.find((a) => a.id === state.agent);
+  const card = agent?.card ?? {};
+  els.agentName.textContent = agent ? card.name ?? agent.name : "No agent";
+  els.agentDescription.textContent = card.description ?? "";
+  els.agentSkills.replaceChildren(
+    ...(card.skills ?? []).map((s) => {
+      const li = document.createElement("li");
+      li.textContent = s.description ? `${s.name}: ${s.description}` : s.name;
+      return li;
+    }),
+  );
+}
+
+// ---- transcript ----
+
+function renderAll() {
+  els.transcript.replaceChildren(...state.messages.map(messageElement));
+}
+
+function lastElement() {
+  return els.transcript.lastElementChild;
+}
+
+function running() {
+  const last = state.messages[state.messages.length - 1];
+  return last?.role === "assistant" && last.state === "running" ? last : undefined;
+}
+
+function setBusy(busy) {
+  els.send.disabled = busy;
+  els.stop.disabled = !busy;
+}
+
+/** Reads one turn's UI stream into `msg` (a fresh reader: a resumed stream replays the turn from its start). */
+async function readTurn(res, msg) {
+  const reader = createReplyReader();
+  const li = lastElement();
+  for await (const chunk of readDataEvents(res)) {
+    if (chunk === "[DONE]") break;
+    if (chunk.type === "start") {
+      msg.taskId = chunk.messageMetadata?.taskId;
+      saveState(state);
+    } else if (chunk.type === "data-a2a-event") {
+      raw(JSON.stringify(chunk.data));
+      applyChanges(msg, reader.feed(chunk.data), chunk.data);
+      updateMessage(li, msg);
+      saveState(state);
+    } else if (chunk.type === "error" && !msg.error) {
+      msg.error = chunk.errorText;
+    }
+  }
+}
+
+async function follow(res, msg) {
+  setBusy(true);
+  try {
+    await readTurn(res, msg);
+  } catch (err) {
+    if (err.name !== "AbortError") showError(`The stream broke off: ${err.message}. Reload to reattach.`);
+    return;
+  } finally {
+    reading = undefined;
+  }
+  if (msg.state === "running") await settle(msg);
+  setBusy(false);
+  updateMessage(lastElement(), msg);
+  saveState(state);
+}
+
+/** A turn whose stream ended without its end (it finished while we were away): read the task once. */
+async function settle(msg) {
+  if (!msg.taskId) {
+    msg.state = "unknown";
+    return;
+  }
+  const res = await fetch("/rpc", {
+    method: "POST",
+    headers: headers({ "content-type": "application/json" }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: msg.taskId } }),
+  });
+  const task = (await res.json()).result;
+  if (!task) {
+    msg.state = "unknown";
+    return;
+  }
+  const reader = createReplyReader();
+  msg.text = "";
+  for (const artifact of task.artifacts ?? []) applyChanges(msg, reader.feed({ kind: "artifact", artifact }), {});
+  const final = { kind: "status", status: task.status, final: true };
+  applyChanges(msg, reader.feed(final), final);
+}
+
+async function send(text) {
+  showError("");
+  state.messages.push({ role: "user", text });
+  const msg = { role: "assistant", agent: state.agent, text: "", status: "", state: "running", artifacts: {} };
+  state.messages.push(msg);
+  saveState(state);
+  els.transcript.append(messageElement(state.messages[state.messages.length - 2]), messageElement(msg));
+  setBusy(true);
+  let res;
+  try {
+    reading = new AbortController();
+    res = await fetch("/api/chat?events=raw", {
+      method: "POST",
+      signal: reading.signal,
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({
+        id: state.chatId,
+        agent: state.agent || undefined,
+        messages: [{ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text }] }],
+        trigger: "submit-message",
+      }),
+    });
+  } catch (err) {
+    res = undefined;
+    msg.error = err.message;
+  }
+  if (!res?.ok) {
+    msg.state = "failed";
+    msg.error ??= await errorText(res);
+    if (res?.status === 401) showError("This router needs an API key: open “API key” and save one.");
+    updateMessage(lastElement(), msg);
+    saveState(state);
+    setBusy(false);
+    return;
+  }
+  await follow(res, msg);
+}
+
+/** After a reload: reattach to the chat's running turn, replayed from its start. */
+async function resume() {
+  const msg = running();
+  if (!msg) return;
+  reading = new AbortController();
+  const res = await fetch(`/api/chat/${encodeURIComponent(state.chatId)}/stream?events=raw`, { headers: headers(), signal: reading.signal });
+  if (res.status === 204) {
+    await settle(msg);
+    updateMessage(lastElement(), msg);
+    saveState(state);
+    return;
+  }
+  if (!res.ok) {
+    showError(await errorText(res));
+    return;
+  }
+  Object.assign(msg, { text: "", status: "", artifacts: {}, error: undefined });
+  raw("— reattached to the running turn —");
+  await follow(res, msg);
+}
+
+async function stop() {
+  els.stop.disabled = true;
+  const res = await fetch(`/api/chat/${encodeURIComponent(state.chatId)}/cancel`, { method: "POST", headers: headers() });
+  if (!res.ok) showError(await errorText(res));
+  // The turn's stream delivers the canceled end.
+}
+
+function newChat() {
+  reading?.abort();
+  state.chatId = crypto.randomUUID();
+  state.messages = [];
+  saveState(state);
+  els.rawLog.textContent = "";
+  renderAll();
+  setBusy(false);
+  showError("");
+  els.message.focus();
+}
+
+// ---- wiring ----
+
+els.composer.addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = els.message.value.trim();
+  if (!text || running()) return;
+  els.message.value = "";
+  void send(text);
+});
+els.message.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    els.composer.requestSubmit();
+  }
+});
+els.stop.addEventListener("click", () => void stop());
+els.newChat.addEventListener("click", newChat);
+els.agent.addEventListener("change", () => {
+  state.agent = els.agent.value;
+  saveState(state);
+  showCard();
+});
+els.keyForm.addEventListener("submit", (e) => {
+  e.preventDefault();
+  state.apiKey = els.apiKey.value.trim();
+  saveState(state);
+  els.settings.open = false;
+  void loadAgents();
+});
+
+els.apiKey.value = state.apiKey;
+renderAll();
+setBusy(Boolean(running()));
+await loadAgents();
+document.body.dataset.ready = "true";
+await resume();

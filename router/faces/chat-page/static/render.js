@@ -1,0 +1,140 @@
+/**
+ * The transcript in the DOM. Each message is one <li>; an assistant message has ONE status line, its
+ * answer, and its artifacts, all updated in place (never appended as new lines) as the turn goes on.
+ */
+
+/** Creates the <li> of a message and fills it. */
+export function messageElement(msg) {
+  const li = document.createElement("li");
+  li.className = `msg ${msg.role}`;
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = msg.role === "user" ? "You" : msg.agent || "Agent";
+  li.append(who);
+  if (msg.role === "user") {
+    li.append(document.createTextNode(msg.text));
+    return li;
+  }
+  const status = document.createElement("p");
+  status.className = "status";
+  status.setAttribute("role", "status");
+  const answer = document.createElement("div");
+  answer.className = "answer";
+  answer.setAttribute("aria-live", "polite");
+  const artifacts = document.createElement("div");
+  artifacts.className = "artifacts";
+  const state = document.createElement("p");
+  state.className = "state";
+  li.append(status, answer, artifacts, state);
+  updateMessage(li, msg);
+  return li;
+}
+
+/** Brings an assistant message's <li> up to date. */
+export function updateMessage(li, msg) {
+  if (!li) return;
+  const running = msg.state === "running";
+  li.dataset.state = msg.state;
+  if (msg.taskId) li.dataset.task = msg.taskId;
+  const answer = li.querySelector(".answer");
+  // Screen readers hear the answer once it is whole, not every delta.
+  answer.setAttribute("aria-busy", String(running));
+  answer.textContent = msg.text;
+  const status = li.querySelector(".status");
+  status.dataset.state = msg.statusState ?? "";
+  status.textContent = running ? msg.status ?? "" : "";
+  li.querySelector(".state").textContent = running ? "" : stateLine(msg);
+  renderArtifacts(li.querySelector(".artifacts"), msg);
+}
+
+function stateLine(msg) {
+  if (msg.error) return `${msg.state}: ${msg.error}`;
+  return msg.state === "completed" ? "" : msg.state;
+}
+
+/** The artifacts that are not the answer (an answer the agent rewrote shows its artifacts apart too). */
+function renderArtifacts(box, msg) {
+  box.replaceChildren();
+  for (const [id, artifact] of Object.entries(msg.artifacts ?? {})) {
+    if (artifact.answer && !(msg.state !== "running" && !msg.text.includes(textOf(artifact.parts)))) continue;
+    const el = document.createElement("section");
+    el.className = "artifact";
+    el.setAttribute("aria-label", `Artifact ${artifact.name ?? id}`);
+    const h = document.createElement("h3");
+    h.textContent = artifact.name ?? id;
+    el.append(h);
+    for (const part of artifact.parts) el.append(partElement(part));
+    box.append(el);
+  }
+}
+
+function textOf(parts) {
+  return parts.map((p) => (p.kind === "text" ? p.text : "")).join("");
+}
+
+/** Text as text, data as pretty JSON, files as links (a data: URL for inline bytes). */
+function partElement(part) {
+  if (part.kind === "data") {
+    const pre = document.createElement("pre");
+    pre.textContent = JSON.stringify(part.data, null, 2);
+    return pre;
+  }
+  if (part.kind === "file") {
+    const a = document.createElement("a");
+    const file = part.file ?? {};
+    a.textContent = file.name ?? file.uri ?? "file";
+    a.href = file.uri ?? (file.bytes ? `data:${file.mimeType ?? "application/octet-stream"};base64,${file.bytes}` : "#");
+    a.target = "_blank";
+    a.rel = "noopener";
+    if (!file.uri) a.download = file.name ?? "file";
+    return a;
+  }
+  const pre = document.createElement("pre");
+  pre.textContent = part.text ?? "";
+  return pre;
+}
+
+/** Applies the reply reader's changes to a message (the same rules as every other face). */
+export function applyChanges(msg, changes, event) {
+  for (const c of changes) {
+    switch (c.type) {
+      case "answer":
+        msg.text += c.delta;
+        break;
+      case "answer-reset":
+        msg.text = c.text;
+        break;
+      case "status":
+        // A snapshot repeats the answer shown so far: the status line shows only what it adds.
+        msg.status = c.textKind === "snapshot" && msg.text !== "" && c.text.startsWith(msg.text) ? c.text.slice(msg.text.length).trim() || c.text : c.text;
+        msg.statusState = event.kind === "status" ? event.status.state : msg.statusState;
+        break;
+      case "artifact": {
+        msg.artifacts ??= {};
+        const before = msg.artifacts[c.artifactId];
+        msg.artifacts[c.artifactId] = {
+          name: c.name ?? before?.name,
+          answer: c.answer,
+          parts: c.append && before ? mergeParts(before.parts, c.parts) : c.parts,
+        };
+        break;
+      }
+      case "end":
+        msg.state = c.state;
+        // A turn that ended without an answer (failed, rejected, canceled): the reader names the error.
+        if (c.error !== undefined) msg.error = c.error;
+        break;
+    }
+  }
+}
+
+/** Appended text chunks join the text part before them, so a streamed artifact reads as one text. */
+function mergeParts(before, added) {
+  const out = before.map((p) => ({ ...p }));
+  for (const p of added) {
+    const last = out[out.length - 1];
+    if (p.kind === "text" && last?.kind === "text") last.text = (last.text ?? "") + (p.text ?? "");
+    else out.push({ ...p });
+  }
+  return out;
+}

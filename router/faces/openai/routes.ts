@@ -1,0 +1,148 @@
+/**
+ * The OpenAI-compatible face (CONTRACT 10): `GET /v1/models` and `POST /v1/chat/completions`, a thin
+ * adapter over the task service and the reply reader. A model is an agent; `user` or `X-Session-Id` is the
+ * A2A session.
+ */
+import express, { type Express, type Request, type RequestHandler, type Response } from "express";
+import type { Logger } from "pino";
+import type { LoggedEvent } from "../../core/model.js";
+import type { TaskService } from "../../service/task-service.js";
+import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
+import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
+import { createCompletionReader, type CompletionDelta } from "./completion-reader.js";
+import { errorBody, fromThrown, openAiErrorBodies, REQUEST_ERRORS, sendError, TURN_ERRORS } from "./errors.js";
+import { parseCompletionRequest, type CompletionRequest } from "./request.js";
+
+export interface OpenAiFaceDeps {
+  service: TaskService;
+  /** The API-key guard every client route uses (it sets `res.locals.caller`). */
+  guard: RequestHandler;
+  maxBodyBytes: number;
+  heartbeatMs: number;
+  logger: Logger;
+}
+
+/** Agents report no token counts. */
+const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/** `created` of every model: agents have no creation time, the router's start is a stable stand-in. */
+const STARTED = Math.floor(Date.now() / 1000);
+
+/** Mounts `/v1/models` and `/v1/chat/completions`. */
+export function mountOpenAiFace(app: Express, deps: OpenAiFaceDeps): void {
+  const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
+  const pre = [openAiErrorBodies, deps.guard];
+
+  app.get("/v1/models", pre, (_req: Request, res: Response) => {
+    const agents = deps.service.listAgents(callerScope(res).caller);
+    res.json({ object: "list", data: agents.map((a) => modelOf(a.info.id)) });
+  });
+
+  app.get("/v1/models/:model", pre, (req: Request, res: Response) => {
+    const agent = deps.service.findAgent(String(req.params.model), callerScope(res).caller);
+    if (!agent) return sendError(res, REQUEST_ERRORS.notFound, `The model '${req.params.model}' does not exist`, "model");
+    res.json(modelOf(agent.info.id));
+  });
+
+  app.post("/v1/chat/completions", pre, body, async (req: Request, res: Response) => {
+    const parsed = jsonBody(req);
+    if (!parsed.ok) return sendError(res, REQUEST_ERRORS.badRequest, parsed.message);
+    const request = parseCompletionRequest(parsed.value, req);
+    if (!request.ok) return sendError(res, REQUEST_ERRORS.badRequest, request.message, request.param);
+    const scope = callerScope(res);
+    if (!deps.service.findAgent(request.value.model, scope.caller)) {
+      return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.value.model}' does not exist`, "model");
+    }
+    const signal = clientGone(res);
+    let turn: ChatTurn;
+    try {
+      turn = await startChatTurn(deps.service, { agent: request.value.model, sessionId: request.value.sessionId, text: request.value.text, scope, signal });
+    } catch (err) {
+      const { err: e, message, param } = fromThrown(err);
+      if (e.status >= 500) deps.logger.warn({ err }, "chat completion refused");
+      return sendError(res, e, message, param);
+    }
+    res.setHeader("X-Task-Id", turn.task.id);
+    res.setHeader("X-Session-Id", turn.task.contextId);
+    if (request.value.stream) await streamCompletion(res, turn, request.value, deps);
+    else await answerCompletion(res, turn, request.value);
+  });
+}
+
+function modelOf(id: string) {
+  return { id, object: "model", created: STARTED, owned_by: "a2a-router" };
+}
+
+/** The OpenAI fields every reply and chunk share, plus the router's ids under `a2a` (cancel needs them). */
+function envelope(turn: ChatTurn, request: CompletionRequest, object: string) {
+  return {
+    id: `chatcmpl-${turn.task.id}`,
+    object,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    a2a: { taskId: turn.task.id, contextId: turn.task.contextId },
+  };
+}
+
+async function answerCompletion(res: Response, turn: ChatTurn, request: CompletionRequest): Promise<void> {
+  const reader = createCompletionReader();
+  let end: { state: string; answer: string; error?: string } | undefined;
+  for await (const event of turn.events) {
+    end = reader.feed(event).end;
+    if (end) break;
+  }
+  if (!end) return void res.end(); // the client went away
+  if (end.error !== undefined) {
+    const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
+    return void res.status(err.status).json(errorBody(err, end.error));
+  }
+  const reasoning = reader.reasoning;
+  res.json({
+    ...envelope(turn, request, "chat.completion"),
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: end.answer, ...(reasoning !== "" && { reasoning_content: reasoning }), refusal: null },
+        finish_reason: "stop",
+        logprobs: null,
+      },
+    ],
+    usage: NO_USAGE,
+  });
+}
+
+async function streamCompletion(res: Response, turn: ChatTurn, request: CompletionRequest, deps: OpenAiFaceDeps): Promise<void> {
+  const stream = new DataStream(res, deps.heartbeatMs);
+  const base = envelope(turn, request, "chat.completion.chunk");
+  const chunk = (delta: CompletionDelta | Record<string, never>, finish: "stop" | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  const reader = createCompletionReader();
+  try {
+    await stream.send(chunk({ role: "assistant", content: "" } as CompletionDelta));
+    for await (const event of turn.events as AsyncIterable<LoggedEvent>) {
+      const { deltas, end } = reader.feed(event);
+      for (const delta of deltas) await stream.send(chunk(delta));
+      if (!end) continue;
+      if (end.error !== undefined) {
+        const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
+        await stream.send(errorBody(err, end.error));
+      } else {
+        await stream.send(chunk({}, "stop"));
+        if (request.includeUsage) await stream.send({ ...base, choices: [], usage: NO_USAGE });
+      }
+      await stream.send("[DONE]");
+      break;
+    }
+  } catch (err) {
+    deps.logger.error({ err }, "chat completion stream failed");
+    const { err: e, message } = fromThrown(err);
+    if (!stream.closed) {
+      await stream.send(errorBody(e, message));
+      await stream.send("[DONE]");
+    }
+  } finally {
+    stream.end();
+  }
+}

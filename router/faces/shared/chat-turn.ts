@@ -1,0 +1,49 @@
+/**
+ * Starting one chat turn the way every chat face does: the session id is the A2A context id, the last user
+ * message is the task's message, and a session whose newest task waits for input continues that task.
+ */
+import { randomUUID } from "node:crypto";
+import type { LoggedEvent, Message, SendRequest } from "../../core/model.js";
+import type { StartedTurn, TaskService } from "../../service/task-service.js";
+import type { Scope } from "../../service/scope.js";
+
+/** The dialect chat-face tasks are created in (tasks/get, tasks/cancel answer in it). */
+export const CHAT_DIALECT = "v0.3";
+
+/** States in which a task's turn ended but the task goes on with the next message. */
+const WAITING = new Set(["input-required", "auth-required"]);
+
+export interface ChatTurnRequest {
+  /** Agent id or name; absent: the router's default agent. */
+  agent?: string;
+  /** The session (= A2A context id); absent: a new context. */
+  sessionId?: string;
+  text: string;
+  scope: Scope;
+  /** Ends reading the events (the client went away); the turn itself goes on. */
+  signal?: AbortSignal;
+}
+
+export type ChatTurn = StartedTurn & { events: AsyncIterable<LoggedEvent> };
+
+/** Starts the turn and returns its live events. TaskErrors (unknown agent, offline, ...) reach the face. */
+export async function startChatTurn(service: TaskService, req: ChatTurnRequest): Promise<ChatTurn> {
+  const waiting = req.sessionId === undefined ? undefined : await waitingTask(service, req.sessionId, req.agent, req.scope);
+  const message: Message = { role: "user", parts: [{ kind: "text", text: req.text }], messageId: randomUUID() };
+  const send: SendRequest = {
+    message,
+    metadata: req.agent === undefined ? {} : { agent: req.agent },
+    ...(req.sessionId !== undefined && { contextId: req.sessionId }),
+    ...(waiting !== undefined && { taskId: waiting }),
+  };
+  return service.stream(send, CHAT_DIALECT, req.scope, req.signal);
+}
+
+/** The session's newest task, when it waits for input from this chat (and from the same agent). */
+async function waitingTask(service: TaskService, sessionId: string, agent: string | undefined, scope: Scope): Promise<string | undefined> {
+  const { tasks } = await service.list({ contextId: sessionId, pageSize: 1 }, scope);
+  const [task] = tasks;
+  if (!task || !WAITING.has(task.status.state)) return undefined;
+  if (agent !== undefined && service.findAgent(agent, scope.caller)?.info.id !== task.agentId) return undefined;
+  return task.id;
+}

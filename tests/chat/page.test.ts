@@ -1,0 +1,206 @@
+/**
+ * The chat page in a real browser (headless Chromium driven by playwright-core): a streamed answer, one
+ * status line per task replaced in place, Stop, reload mid-turn resumes. Screenshots: see SHOTS.
+ * Needs /usr/bin/chromium (the Debian package; .ci/run installs it when missing).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { startRouter } from "../../router/index.js";
+import { ROOT } from "../helpers/spawn-router.js";
+import { startChatRig, type ChatRig } from "./helpers.js";
+
+/** The page's DOM, inside page.evaluate callbacks (this file is compiled without the DOM lib). */
+declare const document: {
+  querySelector(s: string): { textContent: string | null } | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+  activeElement: { id: string; tagName: string; textContent: string | null } | null;
+};
+declare const localStorage: { getItem(key: string): string | null };
+
+let rig: ChatRig;
+let browser: Browser;
+/** Screenshots: docs/ with UPDATE_SCREENSHOTS=1 (they are the README's), else a temp dir (a test run changes no tracked file). */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs") : tmpdir();
+
+/** Uncaught errors in the page's scripts: every test ends with none. */
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  rig = await startChatRig();
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+  });
+});
+
+afterEach(() => {
+  expect(pageErrors.splice(0)).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await rig.close();
+});
+
+async function openPage(width: number, height = 800, url = rig.router.url): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  page.on("pageerror", (err) => pageErrors.push(err.message));
+  await page.goto(`${url}/chat`);
+  await page.waitForSelector("body[data-ready=true]");
+  return page;
+}
+
+async function say(page: Page, agent: string, text: string): Promise<void> {
+  await page.selectOption("#agent", agent);
+  await page.fill("#message", text);
+  await page.keyboard.press("Enter");
+}
+
+const lastAssistant = ".msg.assistant:last-child";
+
+describe("the chat page", () => {
+  test("streams an answer; the agent picker shows each agent's card", async () => {
+    const page = await openPage(1100);
+    await page.selectOption("#agent", "stepper");
+    await expect(page.textContent("#agent-description")).resolves.toBe("A test agent that waits for its test");
+    await expect(page.textContent("#agent-skills")).resolves.toContain("steps: answers in steps");
+    await say(page, "echo", "hello page");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("hello page");
+    await expect(page.inputValue("#message")).resolves.toBe("");
+    await page.context().close();
+  });
+
+  test("one status line per task, replaced in place; reload mid-turn resumes; screenshots", async () => {
+    rig.stepped.reset();
+    const page = await openPage(1100);
+    await say(page, "eliza", "play some jazz");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Sure! Let me play that.\n\nNow playing: **Some Jazz**");
+
+    await say(page, "stepper", "world");
+    await rig.stepped.reached("status-1");
+    const status = page.locator(`${lastAssistant} .status`);
+    await expect(status.textContent()).resolves.toBeDefined();
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child .status")?.textContent === "Looking things up");
+    const handle = await status.elementHandle();
+
+    rig.stepped.release("step-1");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child .status")?.textContent === "Writing the answer");
+    // The same element, replaced in place: never two status lines.
+    expect(await page.locator(`${lastAssistant} .status`).count()).toBe(1);
+    expect(await handle!.evaluate((el) => el.isConnected)).toBe(true);
+    await page.screenshot({ path: join(SHOTS, "chat-desktop.png"), animations: "disabled" });
+
+    // Reload mid-turn: the page reattaches and replays the turn from its start.
+    await page.reload();
+    await page.waitForSelector("body[data-ready=true]");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child .status")?.textContent === "Writing the answer");
+    expect(await page.locator(".msg.assistant .status").count()).toBe(2);
+    rig.stepped.release("step-2");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Hello world!");
+    await expect(page.textContent("#raw-log")).resolves.toContain('"kind":"status"');
+    // The earlier turn survived the reload too.
+    await expect(page.locator(".msg.assistant").first().locator(".answer").textContent()).resolves.toContain("Now playing");
+    await page.context().close();
+  });
+
+  test("artifacts: data as pretty JSON, files as links", async () => {
+    const page = await openPage(1100);
+    await say(page, "artist", "draw");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Here is your chart.");
+    await expect(page.textContent(`${lastAssistant} .artifact pre`)).resolves.toBe(JSON.stringify({ bars: [1, 2], title: "sales" }, null, 2));
+    await expect(page.getAttribute(`${lastAssistant} .artifact a`, "href")).resolves.toBe("https://example.com/report.pdf");
+    await page.context().close();
+  });
+
+  test("a turn that ended while the page was away is read once on return", async () => {
+    rig.stepped.reset();
+    const page = await openPage(1100);
+    await say(page, "stepper", "later");
+    await rig.stepped.reached("status-1");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child")?.textContent?.includes("Looking things up") ?? false);
+    const chatId = await page.evaluate(() => JSON.parse(localStorage.getItem("a2a-router.chat") ?? "{}").chatId as string);
+    await page.goto("about:blank");
+    rig.stepped.release("step-1");
+    rig.stepped.release("step-2");
+    // Wait for the turn's end through the chat's own resume endpoint: it answers 204 once nothing runs.
+    const resumed = await fetch(`${rig.router.url}/api/chat/${chatId}/stream`);
+    if (resumed.status === 200) await resumed.text();
+    await page.goto(`${rig.router.url}/chat`);
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Hello later!");
+    await page.context().close();
+  });
+
+  test("Stop cancels the running turn; New chat starts empty", async () => {
+    rig.stepped.reset();
+    const page = await openPage(1100);
+    await say(page, "stepper", "hang");
+    await rig.stepped.reached("hanging");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child .status")?.textContent === "Working forever");
+    await page.click("#stop");
+    await page.waitForSelector(`${lastAssistant}[data-state=canceled]`);
+    await expect(page.isDisabled("#stop")).resolves.toBe(true);
+    await expect(page.isEnabled("#send")).resolves.toBe(true);
+    await page.click("#new-chat");
+    expect(await page.locator(".msg").count()).toBe(0);
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("message");
+    await page.context().close();
+  });
+
+  test("at 375 px wide: usable, nothing wider than the screen; screenshot", async () => {
+    rig.stepped.reset();
+    rig.stepped.release("step-1");
+    const page = await openPage(375, 740);
+    await say(page, "shouter", "hello");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await say(page, "stepper", "phone");
+    await page.waitForFunction(() => document.querySelector(".msg.assistant:last-child .status")?.textContent === "Writing the answer");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    for (const id of ["#agent", "#message", "#send", "#stop", "#new-chat"]) {
+      const box = await page.locator(id).boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+    }
+    await page.screenshot({ path: join(SHOTS, "chat-375.png"), fullPage: true, animations: "disabled" });
+    rig.stepped.release("step-2");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await page.context().close();
+  });
+
+  test("with API keys: the page asks for one, keeps it, sends it as Bearer; keyboard order follows the page", async () => {
+    const router = await startRouter({ host: "127.0.0.1", port: 0, store: "memory", eliza: false, config: { apiKeys: ["k-page"] } });
+    try {
+      const page = await openPage(1100, 800, router.url);
+      await expect(page.textContent("#error")).resolves.toContain("needs an API key");
+      await page.click("#settings summary");
+      await page.fill("#api-key", "k-page");
+      await page.press("#api-key", "Enter");
+      await page.waitForFunction(() => document.querySelector("#error")?.textContent === "");
+      await say(page, "echo", "with a key");
+      await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+      await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("with a key");
+      await expect(page.evaluate(() => JSON.parse(localStorage.getItem("a2a-router.chat") ?? "{}").apiKey)).resolves.toBe("k-page");
+
+      await page.reload();
+      await page.waitForSelector("body[data-ready=true]");
+      await page.evaluate(() => (document.activeElement as unknown as { blur(): void }).blur());
+      const order: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        await page.keyboard.press("Tab");
+        order.push(await page.evaluate(() => document.activeElement?.id || `${document.activeElement?.tagName}:${document.activeElement?.textContent}`));
+      }
+      expect(order).toEqual(["agent", "new-chat", "SUMMARY:API key", "message", "send"]);
+      await page.context().close();
+    } finally {
+      await router.close();
+    }
+  });
+});
