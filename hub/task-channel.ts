@@ -25,7 +25,7 @@ export class TaskChannel {
   #latest: Promise<boolean> = Promise.resolve(true);
 
   /** `flushed`: the engine's ExecuteContext.flushed of this turn. */
-  constructor(readonly flushed: () => Promise<void>) {}
+  constructor(readonly flushed: () => Promise<boolean>) {}
 
   /**
    * Hands an update to the engine. Resolves true once it is durable in the store, false when the turn
@@ -43,7 +43,8 @@ export class TaskChannel {
     this.#untaken.add(settle);
     this.#queue.push({ update, taken: settle });
     // ctx.flushed covers what the engine has taken so far, so it is asked only once the update was taken.
-    this.#latest = taken.then((ok) => (ok ? this.flushed().then(() => true) : false));
+    // False when the store could not take it (the task is failed): such an update is never acked.
+    this.#latest = taken.then((ok) => (ok ? this.flushed() : false));
     return this.#latest;
   }
 

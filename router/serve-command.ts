@@ -21,7 +21,17 @@ export interface ServeFlags {
  * `a2a-router serve`: resolves the config (file < env < flags), starts the router and stops it cleanly on
  * SIGINT/SIGTERM. Configuration errors print one line and exit 2.
  */
+/** The oldest Node the router runs on (package.json `engines`): the SQLite store crashes on older ones. */
+const MIN_NODE_MAJOR = 22;
+
 export async function serve(flags: ServeFlags): Promise<void> {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < MIN_NODE_MAJOR) {
+    process.stderr.write(
+      `a2a-router needs Node ${MIN_NODE_MAJOR} or later (this is ${process.version}); run it with npm start, which uses the Node 24 the package pins, or install a newer Node.\n`,
+    );
+    process.exit(2);
+  }
   const logger = createLogger();
   let router: Awaited<ReturnType<typeof startRouter>>;
   try {

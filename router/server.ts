@@ -178,7 +178,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       push.notify(events);
     },
   };
-  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer, ...(cluster && { cluster }) });
+  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, commitRetryMs: config.limits.commitRetryMs, observer, ...(cluster && { cluster }) });
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;

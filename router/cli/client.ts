@@ -3,31 +3,31 @@ import https from "node:https";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { RPC_ERROR_CODES } from "../rpc/errors.js";
 import { CliError, EXIT } from "./exit-codes.js";
-import type { AgentListing, V01Event } from "./wire.js";
+import type { WireCall } from "./wire/index.js";
 
-/** A JSON-RPC error the router answered with; exits 2 for invalid params (a bad flag value), else 1. */
-export class RouterRpcError extends CliError {
+/** A JSON-RPC error the target answered with; exits 2 for invalid params (a bad flag value), else 1. */
+export class RemoteRpcError extends CliError {
   constructor(readonly rpc: { code: number; message: string; data?: unknown }) {
     super(`${rpc.message} (${rpc.code})`, rpc.code === RPC_ERROR_CODES.INVALID_PARAMS ? EXIT.USAGE : EXIT.FAILED);
-    this.name = "RouterRpcError";
+    this.name = "RemoteRpcError";
   }
 }
 
 /**
- * The connection to the router broke while its answer was being read (the router died or restarted,
- * a proxy cut it): exit 5, like a router that cannot be reached. The task itself may go on.
+ * The connection broke while the answer was being read (the server died or restarted, a proxy cut it):
+ * exit 5, like a server that cannot be reached. The task itself may go on.
  */
 export class ConnectionLostError extends CliError {
-  constructor(origin: string, cause: unknown) {
-    super(`lost the connection to the router at ${origin}: ${(cause as Error)?.message || String(cause)}`, EXIT.UNREACHABLE);
+  constructor(noun: string, origin: string, cause: unknown) {
+    super(`lost the connection to ${noun} at ${origin}: ${(cause as Error)?.message || String(cause)}`, EXIT.UNREACHABLE);
     this.name = "ConnectionLostError";
   }
 }
 
-/** One event of a task stream: its log position (absent on synthetic snapshots) and its v0.1 result. */
+/** One event of a task stream: its log position (absent on synthetic snapshots) and its raw `result`. */
 export interface StreamEvent {
   seq?: number;
-  result: V01Event;
+  result: unknown;
 }
 
 const MAX_JSON_BODY = 64 * 1024 * 1024;
@@ -37,37 +37,49 @@ function isAbort(err: unknown): boolean {
 }
 
 /**
- * The CLI's view of a router: v0.1 JSON-RPC over node:http (no client-side timeouts: tasks/send may
- * rightly wait up to the router's taskTimeoutMs), SSE parsed with eventsource-parser.
+ * The CLI's HTTP side: JSON-RPC over node:http to one endpoint (no client-side timeouts: a blocking send
+ * may rightly wait up to the server's task timeout), SSE parsed with eventsource-parser, and plain GETs
+ * for cards and the router's agent list. The dialect (wire/) decides what is sent; this only moves it.
  */
-export class RouterClient {
-  readonly #rpcUrl: URL;
-  readonly #agentsUrl: URL;
+export class A2AClient {
+  #endpoint: URL;
   readonly #apiKey: string | undefined;
+  #headers: Record<string, string> = {};
+  /** What the messages call the server: "the router" until a card says it is another agent. */
+  #noun = "the router";
   #nextId = 1;
 
-  constructor(baseUrl: URL, apiKey?: string) {
-    this.#rpcUrl = baseUrl;
-    this.#agentsUrl = new URL(`${baseUrl.pathname.replace(/\/+$/, "")}/agents`, baseUrl);
+  constructor(endpoint: URL, apiKey?: string) {
+    this.#endpoint = endpoint;
     this.#apiKey = apiKey;
   }
 
-  /** Calls a non-streaming method and returns its `result`. */
-  async rpc<T>(method: string, params: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.#request(this.#rpcUrl, "POST", this.#envelope(method, params), "application/json", signal);
-    const body = await this.#readJson(res);
-    return this.#resultOf<T>(res, body);
+  /** Points the client at the endpoint and headers the target's dialect needs. */
+  use(endpoint: URL, headers: Readonly<Record<string, string>>, noun: string): void {
+    this.#endpoint = endpoint;
+    this.#headers = { ...headers };
+    this.#noun = noun;
   }
 
-  /** Calls a streaming method and yields its events until the router closes the stream. */
-  async *stream(method: string, params: unknown, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
+  get endpoint(): URL {
+    return this.#endpoint;
+  }
+
+  /** Calls a non-streaming method and returns its `result`. */
+  async rpc(call: WireCall, signal?: AbortSignal): Promise<unknown> {
+    const res = await this.#request(this.#endpoint, "POST", this.#envelope(call), "application/json", signal);
+    return this.#resultOf(res, await this.#readJson(res));
+  }
+
+  /** Calls a streaming method and yields its events until the server closes the stream. */
+  async *stream(call: WireCall, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
     const extra = options.lastEventId !== undefined ? { "Last-Event-ID": options.lastEventId } : undefined;
-    const res = await this.#request(this.#rpcUrl, "POST", this.#envelope(method, params), "text/event-stream", options.signal, extra);
+    const res = await this.#request(this.#endpoint, "POST", this.#envelope(call), "text/event-stream", options.signal, extra);
     try {
       if (!String(res.headers["content-type"] ?? "").startsWith("text/event-stream")) {
-        // Refused before the stream opened (bad params, unknown agent, 401): a plain JSON-RPC answer.
-        const result = this.#resultOf<V01Event>(res, await this.#readJson(res));
-        yield { result };
+        // Refused before the stream opened (bad params, unknown agent, 401), or a server that answers a
+        // streaming method with one JSON-RPC response.
+        yield { result: this.#resultOf(res, await this.#readJson(res)) };
         return;
       }
       const parsed: EventSourceMessage[] = [];
@@ -81,13 +93,35 @@ export class RouterClient {
     }
   }
 
-  /** GET /agents. */
-  async agents(signal?: AbortSignal): Promise<AgentListing[]> {
-    const res = await this.#request(this.#agentsUrl, "GET", undefined, "application/json", signal);
-    const body = (await this.#readJson(res)) as { agents?: AgentListing[]; error?: { message: string } };
-    this.#checkStatus(res, body);
-    if (!Array.isArray(body?.agents)) throw new CliError(`${this.#agentsUrl} did not answer an agent list`, EXIT.FAILED);
-    return body.agents;
+  /**
+   * GETs a JSON document (an agent card, the router's agent list). Undefined when the server answers
+   * with an error status or no JSON: the caller tries elsewhere or says what is missing.
+   */
+  async getJson(url: URL, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown } | undefined> {
+    const res = await this.#request(url, "GET", undefined, "application/json", undefined, headers);
+    let text = "";
+    for await (const chunk of this.#body(res)) {
+      text += chunk;
+      if (text.length > MAX_JSON_BODY) throw new CliError(`the answer of ${url} is too large`, EXIT.FAILED);
+    }
+    try {
+      return { status: res.statusCode ?? 0, body: JSON.parse(text) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Throws the CLI's error for an HTTP refusal (401, 413, other 4xx/5xx without a JSON-RPC error). */
+  checkStatus(status: number, body: unknown): void {
+    const detail = (body as { error?: { message?: string } })?.error?.message;
+    if (status === 401) {
+      throw new CliError(
+        `${this.#noun} refused the request (HTTP 401${detail ? `: ${detail}` : ""}); pass --api-key or set A2A_ROUTER_API_KEY`,
+        EXIT.FAILED,
+      );
+    }
+    if (status === 413) throw new CliError(`the message is larger than ${this.#noun} accepts (HTTP 413)`, EXIT.FAILED);
+    if (status >= 400 && !detail) throw new CliError(`${this.#noun} answered HTTP ${status}`, EXIT.FAILED);
   }
 
   /** The response body as text; a connection that breaks before it ends is a ConnectionLostError. */
@@ -97,12 +131,12 @@ export class RouterClient {
       for await (const chunk of res as AsyncIterable<string>) yield chunk;
     } catch (err) {
       if (isAbort(err)) throw err;
-      throw new ConnectionLostError(this.#rpcUrl.origin, err);
+      throw new ConnectionLostError(this.#noun, this.#endpoint.origin, err);
     }
   }
 
-  #envelope(method: string, params: unknown): string {
-    return JSON.stringify({ jsonrpc: "2.0", id: this.#nextId++, method, params });
+  #envelope(call: WireCall): string {
+    return JSON.stringify({ jsonrpc: "2.0", id: this.#nextId++, method: call.method, params: call.params });
   }
 
   #request(
@@ -113,7 +147,7 @@ export class RouterClient {
     signal?: AbortSignal,
     extra?: Record<string, string>,
   ): Promise<http.IncomingMessage> {
-    const headers: Record<string, string> = { Accept: accept, ...extra };
+    const headers: Record<string, string> = { Accept: accept, ...this.#headers, ...extra };
     if (body !== undefined) {
       headers["Content-Type"] = "application/json";
       headers["Content-Length"] = String(Buffer.byteLength(body));
@@ -122,8 +156,8 @@ export class RouterClient {
     const transport = url.protocol === "https:" ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method, headers, signal }, resolve);
-      // A failure before the connection is up means the router cannot be reached; after it (e.g. while
-      // tasks/send waits for the turn to end), the router went away with the request in hand.
+      // A failure before the connection is up means the server cannot be reached; after it (e.g. while
+      // a blocking send waits for the turn to end), the server went away with the request in hand.
       let connected = false;
       const ready = url.protocol === "https:" ? "secureConnect" : "connect";
       req.on("socket", (socket) => {
@@ -132,8 +166,8 @@ export class RouterClient {
       });
       req.on("error", (err: NodeJS.ErrnoException) => {
         if (isAbort(err)) reject(err);
-        else if (connected) reject(new ConnectionLostError(url.origin, err));
-        else reject(new CliError(`cannot reach the router at ${url.origin}: ${err.message || err.code}`, EXIT.UNREACHABLE));
+        else if (connected) reject(new ConnectionLostError(this.#noun, url.origin, err));
+        else reject(new CliError(`cannot reach ${this.#noun} at ${url.origin}: ${err.message || err.code}`, EXIT.UNREACHABLE));
       });
       req.end(body);
     });
@@ -143,45 +177,35 @@ export class RouterClient {
     let text = "";
     for await (const chunk of this.#body(res)) {
       text += chunk;
-      if (text.length > MAX_JSON_BODY) throw new CliError("the router's answer is too large", EXIT.FAILED);
+      if (text.length > MAX_JSON_BODY) throw new CliError(`the answer of ${this.#noun} is too large`, EXIT.FAILED);
     }
     try {
       return JSON.parse(text);
     } catch {
-      throw new CliError(`the server at ${this.#rpcUrl.origin} answered HTTP ${res.statusCode} without JSON: is it an a2a-router?`, EXIT.FAILED);
-    }
-  }
-
-  #checkStatus(res: http.IncomingMessage, body: unknown): void {
-    const status = res.statusCode ?? 0;
-    const detail = (body as { error?: { message?: string } })?.error?.message;
-    if (status === 401) {
       throw new CliError(
-        `the router refused the request (HTTP 401${detail ? `: ${detail}` : ""}); pass --api-key or set A2A_ROUTER_API_KEY`,
+        `the server at ${this.#endpoint.origin} answered HTTP ${res.statusCode} without JSON: is --url an A2A JSON-RPC endpoint?`,
         EXIT.FAILED,
       );
     }
-    if (status === 413) throw new CliError("the message is larger than the router accepts (HTTP 413)", EXIT.FAILED);
-    if (status >= 400 && !detail) throw new CliError(`the router answered HTTP ${status}`, EXIT.FAILED);
   }
 
-  #resultOf<T>(res: http.IncomingMessage, body: unknown): T {
-    this.#checkStatus(res, body);
-    const envelope = body as { result?: T; error?: { code: number; message: string; data?: unknown } };
-    if (envelope?.error) throw new RouterRpcError(envelope.error);
-    if (!envelope || !("result" in envelope)) throw new CliError("the router's answer has neither result nor error", EXIT.FAILED);
-    return envelope.result as T;
+  #resultOf(res: http.IncomingMessage, body: unknown): unknown {
+    this.checkStatus(res.statusCode ?? 0, body);
+    const envelope = body as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    if (envelope?.error) throw new RemoteRpcError(envelope.error);
+    if (!envelope || !("result" in envelope)) throw new CliError(`the answer of ${this.#noun} has neither result nor error`, EXIT.FAILED);
+    return envelope.result;
   }
 
   #toStreamEvent(event: EventSourceMessage): StreamEvent {
-    let body: { result?: V01Event; error?: { code: number; message: string; data?: unknown } };
+    let body: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
     try {
       body = JSON.parse(event.data);
     } catch {
-      throw new CliError("the router sent a stream event that is not JSON", EXIT.FAILED);
+      throw new CliError(`${this.#noun} sent a stream event that is not JSON`, EXIT.FAILED);
     }
-    if (body.error) throw new RouterRpcError(body.error);
+    if (body.error) throw new RemoteRpcError(body.error);
     const seq = event.id !== undefined && /^\d+$/.test(event.id) ? Number(event.id) : undefined;
-    return { ...(seq !== undefined && { seq }), result: body.result as V01Event };
+    return { ...(seq !== undefined && { seq }), result: body.result };
   }
 }

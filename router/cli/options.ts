@@ -1,13 +1,16 @@
 import { CliError } from "./exit-codes.js";
+import type { DialectName } from "./wire/index.js";
 
 export const DEFAULT_ROUTER_URL = "http://127.0.0.1:8080";
-export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY" } as const;
+export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY", A2A_VERSION: "A2A_ROUTER_A2A_VERSION" } as const;
 
 /** Flags every client command takes. */
 export interface CommonOptions {
   url: string;
   apiKey?: string;
   json?: boolean;
+  /** --a2a-version: the dialect to speak; default: what the target's card says. */
+  a2aVersion?: string;
 }
 
 /** Flags of the commands that send a message (send, stream). */
@@ -70,4 +73,33 @@ export function taskIdFrom(positional: string | undefined, flag: string | undefi
 /** Quotes a value for a shell command line shown to the user, only when it needs it. */
 export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+const A2A_VERSIONS: Readonly<Record<string, DialectName>> = { "0.1": "v0.1", "0.3": "v0.3", "1.0": "v1.0" };
+
+/** --a2a-version: 0.1, 0.3 or 1.0 (a leading "v" and a patch number are accepted). */
+export function parseA2AVersion(raw: string | undefined): DialectName | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^v?(\d+\.\d+)(\.\d+)?$/.exec(raw.trim());
+  const dialect = m ? A2A_VERSIONS[m[1]!] : undefined;
+  if (!dialect) throw CliError.usage(`--a2a-version must be 0.1, 0.3 or 1.0, got "${raw}"`);
+  return dialect;
+}
+
+/** A whole number flag within [min, max]. */
+export function parseWholeNumber(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw CliError.usage(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+const TASK_STATES = ["submitted", "working", "input-required", "auth-required", "completed", "canceled", "failed", "rejected"];
+
+/** --state: an A2A task state, as v0.3 spells it (the v1.0 wire spells it TASK_STATE_...). */
+export function parseTaskState(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const state = raw.trim().toLowerCase().replace(/^task_state_/, "").replace(/_/g, "-");
+  if (!TASK_STATES.includes(state)) throw CliError.usage(`--state must be one of ${TASK_STATES.join(", ")}; got "${raw}"`);
+  return state;
 }

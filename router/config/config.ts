@@ -28,6 +28,8 @@ export interface RouterConfig {
     maxBodyBytes: number;
     /** An upstream agent's SSE stream silent (no event, no comment) this long fails its task. */
     upstreamIdleMs: number;
+    /** A task whose updates the store keeps refusing this long is failed (the other tasks are not held up). */
+    commitRetryMs: number;
     /** Open TCP connections; the next one is answered 503 (a small headroom keeps /healthz answering). */
     maxConnections: number;
     /** Request body bytes being read at once; a request beyond it gets 503. */
@@ -81,7 +83,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
   metrics: { public: false },
   cors: { origins: [] },
   push: { allowPrivateUrls: false },

@@ -36,10 +36,11 @@ export interface ExecuteContext {
   /** Aborted when the client cancels or the task times out. */
   signal: AbortSignal;
   /**
-   * Resolves once every update this turn has yielded so far is durable in the store (the hub acks an
-   * agent's update only then, so an acked update survives a crash).
+   * Resolves true once every update this turn has yielded so far is durable in the store (the hub acks an
+   * agent's update only then, so an acked update survives a crash), or false when the store could not take
+   * them and the task was failed for it (the turn is aborted).
    */
-  flushed(): Promise<void>;
+  flushed(): Promise<boolean>;
 }
 
 /**

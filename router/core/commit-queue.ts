@@ -1,113 +1,298 @@
 import type { Logger } from "pino";
 import type { LoggedEvent, Task } from "./model.js";
-import type { CommitResult, TaskStore } from "./store.js";
+import type { CommitBatch, CommitResult, TaskStore } from "./store.js";
 
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2000;
 
+/** How long one task's writes are retried before the task is given up on, by default (`limits.commitRetryMs`). */
+export const DEFAULT_COMMIT_RETRY_MS = 30_000;
+
+/** One task's writes the queue gave up on: they could not be stored within the retry budget. */
+export interface AbandonedWrites {
+  taskId: string;
+  /** The task's newest snapshot (which the store does not hold). */
+  task: Task;
+  /** The task's events that are not stored, in seq order (possibly none). */
+  events: LoggedEvent[];
+  /** The last store error. */
+  error: unknown;
+  attempts: number;
+}
+
+export interface CommitQueueOptions {
+  /** Committed events, in order per task, once they are durable: the fan-out. */
+  onCommitted: (events: LoggedEvent[]) => void;
+  /** A task whose writes failed for `retryMs`: nothing more of it is queued, the caller fails it. */
+  onAbandoned: (lost: AbandonedWrites) => void;
+  log: Logger;
+  /** How long a task's failing writes are retried (with capped backoff) before they are abandoned. */
+  retryMs?: number;
+  /**
+   * Tasks a shared store refused to write because their turn lease was lost (cluster fencing): their events
+   * are not durable, so they never reach `onCommitted`, and they are not retried (another instance owns them).
+   */
+  onFenced?: (taskIds: string[]) => void;
+}
+
+/** Writes not yet stored: task snapshots (the newest wins), events in order, and each task's oldest generation. */
+class Writes {
+  tasks = new Map<string, Task>();
+  events: LoggedEvent[] = [];
+  firstGen = new Map<string, number>();
+
+  get empty(): boolean {
+    return this.tasks.size === 0;
+  }
+
+  add(task: Task, event: LoggedEvent | undefined, gen: number): void {
+    this.tasks.set(task.id, task);
+    if (event) this.events.push(event);
+    if (!this.firstGen.has(task.id)) this.firstGen.set(task.id, gen);
+  }
+
+  batch(): CommitBatch {
+    return { tasks: [...this.tasks.values()], events: this.events };
+  }
+
+  /** Appends `later`'s writes after these (a task snapshot of `later` is newer, so it wins). */
+  append(later: Writes): void {
+    for (const [id, t] of later.tasks) this.tasks.set(id, t);
+    for (const e of later.events) this.events.push(e);
+    for (const [id, g] of later.firstGen) if (!this.firstGen.has(id)) this.firstGen.set(id, g);
+  }
+
+  /** Removes one task's writes and returns them. */
+  take(taskId: string): Writes {
+    const out = new Writes();
+    const task = this.tasks.get(taskId);
+    if (!task) return out;
+    out.tasks.set(taskId, task);
+    out.firstGen.set(taskId, this.firstGen.get(taskId)!);
+    out.events = this.events.filter((e) => e.taskId === taskId);
+    this.tasks.delete(taskId);
+    this.firstGen.delete(taskId);
+    if (out.events.length > 0) this.events = this.events.filter((e) => e.taskId !== taskId);
+    return out;
+  }
+
+  /** The writes split per task (each task's events keep their order). */
+  split(): Array<[string, Writes]> {
+    const parts = new Map<string, Writes>();
+    for (const [id, task] of this.tasks) {
+      const part = new Writes();
+      part.tasks.set(id, task);
+      part.firstGen.set(id, this.firstGen.get(id)!);
+      parts.set(id, part);
+    }
+    for (const e of this.events) parts.get(e.taskId)!.events.push(e);
+    return [...parts];
+  }
+}
+
+/** A task whose writes failed: retried on its own, with backoff, apart from every other task's. */
+interface Lane {
+  taskId: string;
+  /** What the next attempt writes. */
+  writes: Writes;
+  /** What was added while an attempt was running (written after `writes`). */
+  next: Writes;
+  since: number;
+  attempts: number;
+  delayMs: number;
+  error: unknown;
+  timer?: NodeJS.Timeout;
+}
+
+interface Waiter {
+  /** Only this task's writes (else everyone's). */
+  taskId?: string;
+  gen: number;
+  /** Some of the writes it waits for were abandoned. */
+  lost: boolean;
+  resolve: (stored: boolean) => void;
+}
+
 /**
  * Batches store writes: everything appended during one tick goes to the store in one `commit` (one
  * transaction), and only then is handed to `onCommitted` for fan-out, so nobody is ever told of an event
- * that is not yet durable. A failing store is retried with capped backoff; nothing is dropped.
+ * that is not yet durable.
+ *
+ * A failed commit is isolated to the tasks it cannot store: the batch is split and written task by task, and
+ * each task that still fails gets a lane of its own, retried with capped backoff (50 ms doubling to 2 s) while
+ * every other task keeps committing one transaction per tick. A task that recovers within `retryMs` loses
+ * nothing; one that does not is handed to `onAbandoned` with what could not be stored, and its waiters
+ * learn it (`flushed` resolves false). An attempt in progress is never abandoned: a commit whose outcome is
+ * unknown may still land, so the budget is checked only when an attempt fails.
  */
 export class CommitQueue {
   #store: TaskStore;
-  #onCommitted: (events: LoggedEvent[]) => void;
-  #onFenced: (taskIds: string[]) => void;
-  #log: Logger;
-  #tasks = new Map<string, Task>();
-  #events: LoggedEvent[] = [];
-  #scheduled = false;
+  #opts: Required<CommitQueueOptions>;
+  #pending = new Writes();
+  #inFlight: Writes | undefined;
+  #lanes = new Map<string, Lane>();
+  #immediate: NodeJS.Immediate | undefined;
   #flushing = false;
-  /** Each add bumps the generation; a waiter is released once a commit covered its generation. */
   #addedGen = 0;
-  #committedGen = 0;
-  #waiters: Array<{ gen: number; resolve: () => void }> = [];
-  #retryMs = RETRY_MIN_MS;
+  #waiters: Waiter[] = [];
 
-  /**
-   * `onFenced` hears of tasks a shared store refused to write (their turn lease was lost): their events are
-   * not durable, so they are never handed to `onCommitted`.
-   */
-  constructor(store: TaskStore, onCommitted: (events: LoggedEvent[]) => void, log: Logger, onFenced: (taskIds: string[]) => void = () => {}) {
+  constructor(store: TaskStore, options: CommitQueueOptions) {
     this.#store = store;
-    this.#onCommitted = onCommitted;
-    this.#onFenced = onFenced;
-    this.#log = log;
+    this.#opts = { retryMs: DEFAULT_COMMIT_RETRY_MS, onFenced: () => {}, ...options };
   }
 
-  /** Events appended but not yet committed. */
+  /** Events appended but not yet committed (including those of tasks being retried). */
   get pending(): number {
-    return this.#events.length;
+    let n = this.#pending.events.length;
+    for (const lane of this.#lanes.values()) n += lane.writes.events.length + lane.next.events.length;
+    return n;
   }
 
   /** Queues a task snapshot (always the live object: the newest state wins) and optionally an event. */
   add(task: Task, event?: LoggedEvent): void {
-    this.#tasks.set(task.id, task);
-    if (event) this.#events.push(event);
-    this.#addedGen++;
-    this.#schedule(0);
+    const gen = ++this.#addedGen;
+    const lane = this.#lanes.get(task.id);
+    // A task being retried keeps its writes in order behind the failed ones, off the shared batch.
+    if (lane) lane.next.add(task, event, gen);
+    else {
+      this.#pending.add(task, event, gen);
+      this.#schedule();
+    }
   }
 
-  /** Resolves when everything queued so far is committed. */
-  flushed(): Promise<void> {
+  /**
+   * Resolves once everything queued so far (for `taskId`, or for every task) is committed, true, or given
+   * up on, false (some of it was abandoned: see `onAbandoned`).
+   */
+  flushed(taskId?: string): Promise<boolean> {
     const gen = this.#addedGen;
-    if (gen <= this.#committedGen) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ gen, resolve }));
+    if (!this.#outstanding(gen, taskId)) return Promise.resolve(true);
+    return new Promise((resolve) => this.#waiters.push({ ...(taskId !== undefined && { taskId }), gen, lost: false, resolve }));
   }
 
-  #schedule(delayMs: number): void {
-    if (this.#scheduled || this.#flushing) return;
-    this.#scheduled = true;
-    if (delayMs === 0) setImmediate(() => void this.#flush());
-    else setTimeout(() => void this.#flush(), delayMs);
+  #schedule(): void {
+    if (this.#immediate || this.#flushing) return;
+    this.#immediate = setImmediate(() => {
+      this.#immediate = undefined;
+      void this.#flush();
+    });
   }
 
   async #flush(): Promise<void> {
-    this.#scheduled = false;
+    if (this.#pending.empty) return;
     this.#flushing = true;
-    const gen = this.#addedGen;
-    const tasks = [...this.#tasks.values()];
-    const events = this.#events;
-    this.#tasks = new Map();
-    this.#events = [];
-    let failed = false;
-    let result: CommitResult | void = undefined;
+    const writes = (this.#inFlight = this.#pending);
+    this.#pending = new Writes();
     try {
-      result = await this.#store.commit({ tasks, events });
-      this.#retryMs = RETRY_MIN_MS;
-      this.#committedGen = gen;
+      this.#committed(writes, await this.#store.commit(writes.batch()));
     } catch (err) {
-      failed = true;
-      this.#log.error({ err, events: events.length }, "store commit failed; retrying");
-      // Put the batch back in front of anything newer so order is kept.
-      for (const t of tasks) if (!this.#tasks.has(t.id)) this.#tasks.set(t.id, t);
-      this.#events = events.concat(this.#events);
+      await this.#split(writes, err);
     }
+    this.#inFlight = undefined;
     this.#flushing = false;
-    if (!failed) {
-      const fenced = result?.fenced ?? [];
-      let durable = events;
-      if (fenced.length > 0) {
-        const refused = new Set(fenced);
-        durable = events.filter((e) => !refused.has(e.taskId));
-        this.#onFenced(fenced);
-      }
-      if (durable.length > 0) this.#onCommitted(durable);
-      this.#releaseWaiters();
-    }
-    if (this.#tasks.size > 0) {
-      this.#schedule(failed ? this.#retryMs : 0);
-      if (failed) this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
-    }
+    this.#release();
+    if (!this.#pending.empty) this.#schedule();
   }
 
-  #releaseWaiters(): void {
+  /** After a failed batch: each task's writes on their own (at once), so one bad task holds nobody else up. */
+  async #split(writes: Writes, err: unknown): Promise<void> {
+    const parts = writes.split();
+    if (parts.length === 1) return this.#openLane(parts[0]![0], parts[0]![1], err);
+    this.#opts.log.warn({ err, tasks: parts.length }, "store commit failed; writing the batch task by task");
+    await Promise.all(
+      parts.map(async ([taskId, part]) => {
+        try {
+          this.#committed(part, await this.#store.commit(part.batch()));
+        } catch (partErr) {
+          this.#openLane(taskId, part, partErr);
+        }
+      }),
+    );
+  }
+
+  #openLane(taskId: string, writes: Writes, error: unknown): void {
+    // What the task added since the batch was taken goes behind it, in order.
+    const lane: Lane = { taskId, writes, next: this.#pending.take(taskId), since: Date.now(), attempts: 1, delayMs: RETRY_MIN_MS, error };
+    this.#lanes.set(taskId, lane);
+    this.#opts.log.warn({ err: error, task: taskId, events: writes.events.length }, "store commit failed for a task; retrying it on its own");
+    this.#arm(lane);
+  }
+
+  #arm(lane: Lane): void {
+    lane.timer = setTimeout(() => void this.#retry(lane), lane.delayMs);
+  }
+
+  async #retry(lane: Lane): Promise<void> {
+    let result: CommitResult | void;
+    try {
+      result = await this.#store.commit(lane.writes.batch());
+    } catch (err) {
+      lane.attempts++;
+      lane.error = err;
+      lane.writes.append(lane.next);
+      lane.next = new Writes();
+      if (Date.now() - lane.since >= this.#opts.retryMs) return this.#abandon(lane);
+      lane.delayMs = Math.min(lane.delayMs * 2, RETRY_MAX_MS);
+      this.#arm(lane);
+      return;
+    }
+    this.#lanes.delete(lane.taskId);
+    this.#opts.log.info({ task: lane.taskId, attempts: lane.attempts, afterMs: Date.now() - lane.since }, "store commit for a task succeeded after retrying");
+    this.#committed(lane.writes, result);
+    // Back on the shared batch: nothing of this task is there (its adds came to the lane meanwhile).
+    this.#pending.append(lane.next);
+    this.#release();
+    if (!this.#pending.empty) this.#schedule();
+  }
+
+  #abandon(lane: Lane): void {
+    this.#lanes.delete(lane.taskId);
+    const writes = lane.writes;
+    const firstGen = writes.firstGen.get(lane.taskId)!;
+    for (const w of this.#waiters) if ((w.taskId === undefined || w.taskId === lane.taskId) && w.gen >= firstGen) w.lost = true;
+    this.#release();
+    this.#opts.onAbandoned({
+      taskId: lane.taskId,
+      task: writes.tasks.get(lane.taskId)!,
+      events: writes.events,
+      error: lane.error,
+      attempts: lane.attempts,
+    });
+  }
+
+  #committed(writes: Writes, result: CommitResult | void): void {
+    const fenced = result?.fenced ?? [];
+    let durable = writes.events;
+    if (fenced.length > 0) {
+      const refused = new Set(fenced);
+      durable = durable.filter((e) => !refused.has(e.taskId));
+      this.#opts.onFenced(fenced);
+    }
+    if (durable.length > 0) this.#opts.onCommitted(durable);
+  }
+
+  /** Whether some write added at or before `gen` (of `taskId`, or of any task) is not settled yet. */
+  #outstanding(gen: number, taskId?: string): boolean {
+    const holders: Writes[] = [this.#pending];
+    if (this.#inFlight) holders.push(this.#inFlight);
+    for (const lane of this.#lanes.values()) holders.push(lane.writes, lane.next);
+    for (const h of holders) {
+      if (taskId !== undefined) {
+        const first = h.firstGen.get(taskId);
+        if (first !== undefined && first <= gen) return true;
+      } else {
+        for (const first of h.firstGen.values()) if (first <= gen) return true;
+      }
+    }
+    return false;
+  }
+
+  #release(): void {
     if (this.#waiters.length === 0) return;
-    const still: Array<{ gen: number; resolve: () => void }> = [];
+    const still: Waiter[] = [];
     for (const w of this.#waiters) {
-      if (w.gen <= this.#committedGen) w.resolve();
-      else still.push(w);
+      if (this.#outstanding(w.gen, w.taskId)) still.push(w);
+      else w.resolve(!w.lost);
     }
     this.#waiters = still;
   }

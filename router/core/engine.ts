@@ -4,7 +4,7 @@ import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import type { EngineCluster } from "./cluster.js";
-import { CommitQueue } from "./commit-queue.js";
+import { CommitQueue, type AbandonedWrites } from "./commit-queue.js";
 import {
   agentText,
   isTerminal,
@@ -16,6 +16,7 @@ import {
   type DialectName,
   type LoggedEvent,
   type SendRequest,
+  type StreamEvent,
   type Task,
   type TaskStatus,
 } from "./model.js";
@@ -42,6 +43,11 @@ export interface EngineOptions {
   maxPendingEvents?: number;
   /** Events read from the log per page when a stream catches up. */
   logPageSize?: number;
+  /**
+   * How long a task's updates that the store refuses are retried before the task is failed (its streams end
+   * with a `failed` status that is not in the log, its agent is told to cancel). Default 30000.
+   */
+  commitRetryMs?: number;
   observer?: EngineObserver;
   /**
    * Routers sharing the store (router/cluster). Consulted only where another instance may be involved: a
@@ -59,6 +65,8 @@ const BUG_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalErro
 const CANCEL_GRACE_MS = 2000;
 /** How long shutdown waits for agents to take the cancels of the turns it failed. */
 const SHUTDOWN_CANCEL_MS = 1000;
+/** Tasks failed for want of storage whose failure is remembered in memory (oldest forgotten first). */
+const MAX_UNSTORED_FAILURES = 10_000;
 
 /** A task with a turn in progress (or just ended, until its final event is committed). */
 interface LiveTask {
@@ -74,6 +82,8 @@ interface LiveTask {
   lease?: string;
   /** tasks/cancel is telling the agent: a turn that now ends without a final status was canceled. */
   canceling?: boolean;
+  /** The agent was handed the turn (so it is told to cancel if the turn is failed under it). */
+  running?: boolean;
   startedAt: number;
   timer?: NodeJS.Timeout;
   /** Resolved once the turn's final event is committed and fanned out. */
@@ -113,11 +123,22 @@ export class TaskEngine {
   #fallbacks = 0;
   /** Task ids whose turn is being set up (between the request and the task's first store write). */
   #starting = new Set<string>();
+  /**
+   * Tasks failed because the store refused their updates, with the failed status that tasks/get shows over the
+   * stored snapshot until the failure itself is stored (the stored log ends where the store stopped).
+   */
+  #unstored = new Map<string, TaskStatus>();
 
   constructor(options: EngineOptions) {
     this.#opts = { ...DEFAULTS, ...options };
     this.#log = options.logger;
-    this.#commits = new CommitQueue(options.store, (events) => this.#fanOut(events), options.logger, (ids) => this.#fenced(ids));
+    this.#commits = new CommitQueue(options.store, {
+      onCommitted: (events) => this.#fanOut(events),
+      onAbandoned: (lost) => this.#storeFailed(lost),
+      log: options.logger,
+      onFenced: (ids) => this.#fenced(ids),
+      ...(options.commitRetryMs !== undefined && { retryMs: options.commitRetryMs }),
+    });
   }
 
   get store(): TaskStore {
@@ -165,8 +186,14 @@ export class TaskEngine {
     return stuck.length;
   }
 
-  getTask(taskId: string): Promise<Task | undefined> {
-    return this.#opts.store.getTask(taskId);
+  /**
+   * The task as stored. A task failed because its updates could not be stored shows its stored snapshot
+   * (nothing the store does not hold) with the failed status, until that failure is stored too.
+   */
+  async getTask(taskId: string): Promise<Task | undefined> {
+    const task = await this.#opts.store.getTask(taskId);
+    const failed = this.#unstored.get(taskId);
+    return task && failed ? { ...task, status: structuredClone(failed) } : task;
   }
 
   /**
@@ -198,15 +225,17 @@ export class TaskEngine {
   }
 
   /** Appends a final status of the router's own to a task no turn of this instance is running, durably. */
-  async #writeOwnFinal(task: Task, state: "failed" | "canceled", text: string, lease: string | undefined): Promise<void> {
+  /** Writes a terminal status of the router's own; false when the store could not take it. */
+  async #writeOwnFinal(task: Task, state: "failed" | "canceled", text: string, lease: string | undefined): Promise<boolean> {
     const status: TaskStatus = { state, message: agentText(text), timestamp: new Date().toISOString() };
     task.lastSeq += 1;
     task.status = status;
     task.updatedAt = status.timestamp!;
     const event: LoggedEvent = { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, seq: task.lastSeq, metadata: { [TEXT_KIND_KEY]: "snapshot" } };
     this.#commits.add(task, event);
-    await this.#commits.flushed();
+    const stored = await this.#commits.flushed(task.id);
     if (lease !== undefined) this.#opts.cluster?.endTurn(task.id, lease);
+    return stored;
   }
 
   /** The store fenced these tasks' writes (their turn lease is gone): their turns stop here, unwritten. */
@@ -288,7 +317,7 @@ export class TaskEngine {
   async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined): Promise<{ task: Task; fromSeq: number }> {
     const now = new Date().toISOString();
     let task: Task;
-    const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.#opts.store.getTask(req.taskId))) : undefined;
+    const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.getTask(req.taskId))) : undefined;
     if (existing) {
       if (this.#live.has(existing.id) || !TURN_END_STATES.has(existing.status.state)) {
         throw TaskError.invalidParams(`task ${existing.id} is still running a turn; wait for it or cancel it`, "id");
@@ -344,7 +373,7 @@ export class TaskEngine {
     };
     this.#live.set(task.id, live);
     this.#commits.add(task);
-    await this.#commits.flushed();
+    if (!(await this.#commits.flushed(task.id))) throw TaskError.internal("the router could not store the task");
     // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
     if (this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
     this.#opts.observer?.taskStarted?.(task);
@@ -360,13 +389,13 @@ export class TaskEngine {
   async turnResult(taskId: string, fromSeq: number): Promise<Task | undefined> {
     const live = this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) await live.done;
-    if (!this.#opts.cluster) return this.#opts.store.getTask(taskId);
+    if (!this.#opts.cluster) return this.getTask(taskId);
     // Cluster: the turn may run on another instance (or have moved to one, this instance having lost its
     // lease): its end is in the log.
-    const task = await this.#opts.store.getTask(taskId);
+    const task = await this.getTask(taskId);
     if (!task || TURN_END_STATES.has(task.status.state)) return task;
     for await (const _ of this.events(taskId, task.lastSeq));
-    return this.#opts.store.getTask(taskId);
+    return this.getTask(taskId);
   }
 
   /** The seq after which the task's current (or last) turn logs its events: where a chat resume starts. */
@@ -393,7 +422,7 @@ export class TaskEngine {
       if (owner !== undefined) return cluster.forwardCancel(owner, taskId);
     }
     if (!live || live.turnEnded) {
-      let task = live?.task ?? (await this.#opts.store.getTask(taskId));
+      let task = live?.task ?? (await this.getTask(taskId));
       if (!task) throw TaskError.taskNotFound(taskId);
       if (isTerminal(task.status.state) || live?.turnEnded) throw TaskError.taskNotCancelable(taskId, task.status.state);
       // Waiting for input (or left by a lost instance): no agent is working on it, so the router ends it itself,
@@ -406,7 +435,7 @@ export class TaskEngine {
           throw TaskError.taskNotCancelable(taskId, task.status.state);
         }
       }
-      await this.#writeOwnFinal(task, "canceled", "Canceled by the client.", lease?.token);
+      if (!(await this.#writeOwnFinal(task, "canceled", "Canceled by the client.", lease?.token))) throw TaskError.internal("the router could not store the cancel");
       return structuredClone(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
@@ -420,7 +449,7 @@ export class TaskEngine {
       throw TaskError.taskNotCancelable(taskId, live.task.status.state);
     }
     if (!live.turnEnded) this.#endTurn(live, "canceled", "Canceled by the client.");
-    await this.#commits.flushed();
+    if (!(await this.#commits.flushed(taskId))) throw TaskError.internal("the router could not store the cancel");
     return structuredClone(live.task);
   }
 
@@ -429,7 +458,7 @@ export class TaskEngine {
    * turn-ending event that nothing follows: a replay of a multi-turn task goes on through its later turns,
    * a live stream ends with its turn. A reader that falls behind transparently switches back to the log.
    */
-  async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+  async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     let cursor = afterSeq;
     const { store } = this.#opts;
     for (;;) {
@@ -456,6 +485,13 @@ export class TaskEngine {
       if (!live) {
         // The turn may have ended (and left #live) while we read: its final event is in the log then.
         if ((await store.readEvents(taskId, cursor, 1)).length > 0) continue;
+        // Failed for want of storage: the log stops short, the stream still ends with the failure.
+        const failed = this.#unstored.get(taskId);
+        if (failed) {
+          const task = await store.getTask(taskId);
+          if (task) yield unstoredFailure(task, failed);
+          return;
+        }
         // Or it runs on another instance: wait for that instance's next append, then read the log again.
         const elsewhere = this.#opts.cluster && (await this.#elsewhere(taskId, cursor));
         if (elsewhere === "appended") continue;
@@ -477,8 +513,8 @@ export class TaskEngine {
             break;
           }
           yield next;
+          if (next.seq === undefined || isTurnEnd(next)) return;
           cursor = next.seq;
-          if (isTurnEnd(next)) return;
         }
       } finally {
         live.subscribers.delete(sub);
@@ -541,13 +577,14 @@ export class TaskEngine {
         skill,
         metadata: req.metadata,
         signal: live.controller.signal,
-        flushed: () => this.#commits.flushed(),
+        flushed: () => this.#commits.flushed(task.id),
       });
+      live.running = true;
       for await (const update of updates) {
         if (live.turnEnded) break;
         this.#append(live, update);
         if (live.turnEnded) break;
-        if (this.#commits.pending > this.#opts.maxPendingEvents) await this.#commits.flushed();
+        if (this.#commits.pending > this.#opts.maxPendingEvents) await this.#commits.flushed(task.id);
       }
       if (!live.turnEnded) {
         if (live.canceling) this.#endTurn(live, "canceled", "Canceled by the client.");
@@ -615,6 +652,71 @@ export class TaskEngine {
     }
   }
 
+  /**
+   * The store refused a task's updates for the whole retry budget: fail the task loudly without them. Its
+   * live streams get a final `failed` status that is not in the log (no seq, so no SSE id) and end; its agent
+   * is told to cancel; tasks/get shows the stored snapshot with that status. Then one more try to store the
+   * failure as the log's next event, so the store tells the truth after a restart too.
+   */
+  #storeFailed(lost: AbandonedWrites): void {
+    const { taskId } = lost;
+    const live = this.#live.get(taskId);
+    if (!live && this.#unstored.has(taskId)) {
+      this.#log.error({ err: lost.error, task: taskId }, "STORE FAILED again: the failure of a task could not be stored either; tasks/get reports it from memory until restart");
+      return;
+    }
+    const storedSeq = live ? live.committedSeq : (lost.events[0]?.seq ?? lost.task.lastSeq + 1) - 1;
+    const status: TaskStatus = {
+      state: "failed",
+      message: agentText(`The router could not store this task's updates, so it failed the task; its stored log ends at event ${storedSeq}.`),
+      timestamp: new Date().toISOString(),
+    };
+    this.#log.error(
+      { err: lost.error, task: taskId, agent: lost.task.agentId, lostEvents: lost.events.length, attempts: lost.attempts, storedSeq },
+      "STORE FAILED for a task: its updates could not be stored within limits.commitRetryMs; failing the task",
+    );
+    if (this.#unstored.size >= MAX_UNSTORED_FAILURES) this.#unstored.delete(this.#unstored.keys().next().value!);
+    this.#unstored.set(taskId, status);
+    if (live) {
+      const wasEnded = live.turnEnded;
+      live.turnEnded = true;
+      clearTimeout(live.timer);
+      live.controller.abort();
+      const failure = unstoredFailure(live.task, status);
+      for (const sub of live.subscribers) sub.push(failure);
+      this.#live.delete(taskId);
+      live.finish();
+      if (live.running && !wasEnded) {
+        live.agent.cancel?.(taskId).catch((err) => this.#log.warn({ err, task: taskId }, "agent cancel after a store failure failed"));
+      }
+    }
+    void this.#storeFailure(taskId, status);
+  }
+
+  /** Appends the failure to what the store holds of the task; on success the store needs no correcting. */
+  async #storeFailure(taskId: string, status: TaskStatus): Promise<void> {
+    let stored: Task | undefined;
+    try {
+      stored = await this.#opts.store.getTask(taskId);
+    } catch (err) {
+      this.#log.error({ err, task: taskId }, "could not read a task the store failed; tasks/get reports its failure from memory");
+      return;
+    }
+    if (!stored || isTerminal(stored.status.state)) {
+      this.#unstored.delete(taskId);
+      return;
+    }
+    stored.lastSeq += 1;
+    stored.status = status;
+    stored.updatedAt = status.timestamp!;
+    const event: LoggedEvent = { ...unstoredFailure(stored, status), seq: stored.lastSeq };
+    this.#commits.add(stored, event);
+    if (await this.#commits.flushed(taskId)) {
+      this.#unstored.delete(taskId);
+      this.#log.warn({ task: taskId, seq: stored.lastSeq }, "stored the failure of a task whose earlier updates could not be stored");
+    }
+  }
+
   #fanOut(events: LoggedEvent[]): void {
     for (const event of events) {
       const live = this.#live.get(event.taskId);
@@ -634,6 +736,11 @@ export class TaskEngine {
 /** The final message of a turn whose router instance was lost. */
 function lostInstanceText(instance: string): string {
   return `Router instance ${instance}, which was running this task, was lost (its cluster lease expired); the task was failed.`;
+}
+
+/** The final status of a task failed because its updates could not be stored, as a stream event (no seq). */
+function unstoredFailure(task: Task, status: TaskStatus): StreamEvent {
+  return { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, metadata: { [TEXT_KIND_KEY]: "snapshot" } };
 }
 
 /** Waits for `p` (which must not reject), but no longer than `ms`. */

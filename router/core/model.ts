@@ -146,6 +146,11 @@ export interface ArtifactUpdate {
 /** One entry of a task's ordered log. `seq` counts from 1 per task with no gaps. */
 export type TaskEvent = (StatusUpdate & { final: boolean }) | (ArtifactUpdate & { final?: false });
 export type LoggedEvent = TaskEvent & { taskId: string; contextId: string; seq: number };
+/**
+ * An event on its way to a stream: a logged one (with its seq), or one the router made up that is not in the
+ * log (no seq, so no SSE id): a resubscribe's snapshot, or the failure of a task whose updates could not be stored.
+ */
+export type StreamEvent = LoggedEvent | (TaskEvent & { taskId: string; contextId: string; seq?: undefined });
 
 /** Incoming work: what a client asked, after its dialect was translated away. */
 export interface SendRequest {

@@ -1,4 +1,4 @@
-import type { LoggedEvent } from "./model.js";
+import type { StreamEvent } from "./model.js";
 
 /** Signals that a subscriber fell too far behind and must re-read from the log. */
 export const OVERFLOW = Symbol("overflow");
@@ -11,7 +11,7 @@ export const CLOSED = Symbol("closed");
  * to the durable log, so a slow client costs at most `capacity` events of memory and loses nothing.
  */
 export class Subscriber {
-  #buffer: LoggedEvent[] = [];
+  #buffer: StreamEvent[] = [];
   #head = 0;
   #overflowed = false;
   #wake: (() => void) | undefined;
@@ -25,7 +25,7 @@ export class Subscriber {
     return this.#buffer.length - this.#head;
   }
 
-  push(event: LoggedEvent): void {
+  push(event: StreamEvent): void {
     if (this.#overflowed) return;
     if (this.depth >= this.capacity) {
       this.#overflowed = true;
@@ -45,7 +45,7 @@ export class Subscriber {
     this.#wakeUp();
   }
 
-  async next(signal?: AbortSignal): Promise<LoggedEvent | typeof OVERFLOW | typeof CLOSED> {
+  async next(signal?: AbortSignal): Promise<StreamEvent | typeof OVERFLOW | typeof CLOSED> {
     for (;;) {
       if (signal?.aborted) return CLOSED;
       if (this.#overflowed) return OVERFLOW;

@@ -1,5 +1,5 @@
 import { TaskError } from "../core/errors.js";
-import { isTerminal, TURN_END_STATES, type LoggedEvent, type Task } from "../core/model.js";
+import { isTerminal, TURN_END_STATES, type StreamEvent, type Task } from "../core/model.js";
 import { assertA2AVersion, bindMethod, dialectByName, type Dialect, type OutboundEvent } from "../dialects/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import type { TaskService } from "../service/task-service.js";
@@ -200,7 +200,7 @@ export class Dispatcher {
     id: RpcId,
     opening: StreamMessage[],
     snapshot: OutboundEvent[],
-    events: AsyncIterable<LoggedEvent> | undefined,
+    events: AsyncIterable<StreamEvent> | undefined,
   ): AsyncGenerator<StreamMessage> {
     yield* opening;
     for (const e of snapshot) yield eventMessage(dialect, id, e);

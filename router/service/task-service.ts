@@ -5,7 +5,7 @@ import { TaskError } from "../core/errors.js";
 import {
   TURN_END_STATES,
   type DialectName,
-  type LoggedEvent,
+  type StreamEvent,
   type PushNotificationConfig,
   type SendRequest,
   type Task,
@@ -44,7 +44,7 @@ export interface StartedTurn {
 export interface Resubscription {
   task: Task;
   /** The events after `afterSeq`, then live ones, ending with the turn (absent: the turn is over, nothing is live). */
-  events?: AsyncIterable<LoggedEvent>;
+  events?: AsyncIterable<StreamEvent>;
   /** The metadata of the task's last logged status, for a closing status of a finished turn (cost, history). */
   lastStatusMetadata?: Record<string, unknown>;
 }
@@ -117,7 +117,7 @@ export class TaskService {
   }
 
   /** Starts a turn and streams its events as they are logged. */
-  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: AsyncIterable<LoggedEvent> }> {
+  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: AsyncIterable<StreamEvent> }> {
     const started = await this.start(req, dialect, scope);
     return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
   }
@@ -143,7 +143,7 @@ export class TaskService {
   }
 
   /** The task's events after `afterSeq` (log, then live), ending with the turn that nothing follows. */
-  async events(taskId: string, afterSeq: number, scope: Scope = {}, signal?: AbortSignal): Promise<AsyncIterable<LoggedEvent>> {
+  async events(taskId: string, afterSeq: number, scope: Scope = {}, signal?: AbortSignal): Promise<AsyncIterable<StreamEvent>> {
     await this.get(taskId, scope);
     return this.#deps.engine.events(taskId, afterSeq, signal);
   }

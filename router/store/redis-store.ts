@@ -236,6 +236,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     // Lazy, so `connect()` can report a bad address at start-up; any command connects on its own too.
     this.#redis = new Redis(url, {
       lazyConnect: true,
+      // Named, so an operator's CLIENT LIST tells which process a connection belongs to.
+      connectionName: `a2a-router:${process.pid}`,
       // Fail fast while `connect()` runs (a reconnect timer would outlive the failure); back off later.
       retryStrategy: (times) => (this.#failFast ? null : Math.min(times * RETRY_STEP_MS, RETRY_MAX_MS)),
     });

@@ -5,6 +5,7 @@ import { connectAgent, type Agent } from "../../agents/sdk/index.js";
 import { startRouter, type RunningRouter } from "../../router/index.js";
 import { deferred, memoryLogger } from "../sdk/helpers.js";
 import { ensureBuilt } from "./build.js";
+import { labelledAgent } from "./labelled-agent.js";
 import { cli, CliProcess, jsonLines } from "./run-cli.js";
 
 // Each test spawns several node processes one after another: on a loaded 2-core machine that can take
@@ -23,7 +24,7 @@ const gate = (taskId: string) => gates.get(taskId) ?? gates.set(taskId, deferred
 
 beforeAll(async () => {
   await ensureBuilt();
-  router = await startRouter({ port: 0, store: "memory" });
+  router = await startRouter({ port: 0, store: "memory", hostedAgents: [labelledAgent((taskId) => gate(taskId).promise)] });
   env = { A2A_ROUTER_URL: router.url, A2A_ROUTER_API_KEY: undefined };
   router.server.on("request", (req) => requestSockets.push(req.socket));
   counter = completeAgent({ url: `${router.url.replace(/^http/, "ws")}/hub`, name: "counter", logger: memoryLogger() });
@@ -102,12 +103,25 @@ describe("send", () => {
 });
 
 describe("stream", () => {
-  test("prints the text as it arrives; exit 0", async () => {
-    const r = await cli(["stream", "--agent", "cli-agent", "a", "b", "c"], { env });
+  test("prints the answer's deltas as they arrive; exit 0", async () => {
+    const r = await cli(["stream", "--agent", "labelled", "a", "b", "c"], { env });
     expect(r).toMatchObject({ code: 0, stdout: "A B C \n", stderr: "" });
   });
 
   test("piped, progress statuses go to stderr and the answer is printed once on stdout; --json is unchanged", async () => {
+    const r = await cli(["stream", "--agent", "labelled", "--skill", "progress", "x"], { env });
+    expect(r).toMatchObject({ code: 0, stdout: "HI YOU\n", stderr: "thinking...\n" });
+    const json = await cli(["stream", "--agent", "labelled", "--skill", "progress", "--json", "x"], { env });
+    expect(jsonLines(json.stdout).map((e) => [e.seq, e.status.message.parts[0].text, e.metadata ?? null, e.final])).toEqual([
+      [1, "thinking...", { textKind: "progress" }, false],
+      [2, "HI YOU", { textKind: "delta" }, false],
+      [3, "HI YOU", { textKind: "snapshot" }, true],
+    ]);
+  });
+
+  test("an SDK agent through the hub: yielded chunks are the answer on stdout, ctx.status is progress on stderr", async () => {
+    const chunks = await cli(["stream", "--agent", "cli-agent", "a", "b", "c"], { env });
+    expect(chunks).toMatchObject({ code: 0, stdout: "A B C \n", stderr: "" });
     const r = await cli(["stream", "--agent", "cli-agent", "--skill", "progress", "x"], { env });
     expect(r).toMatchObject({ code: 0, stdout: "HI YOU\n", stderr: "thinking...\n" });
     const json = await cli(["stream", "--agent", "cli-agent", "--skill", "progress", "--json", "x"], { env });
@@ -131,7 +145,7 @@ describe("stream", () => {
   });
 
   test("a task canceled from another terminal ends the stream with exit 3", async () => {
-    const streaming = new CliProcess(["stream", "--agent", "cli-agent", "--skill", "wait", "--task", "cli-cancel-1", "x"], { env });
+    const streaming = new CliProcess(["stream", "--agent", "labelled", "--skill", "wait", "--task", "cli-cancel-1", "x"], { env });
     await streaming.untilStdout((s) => s.includes("waiting"));
     const canceled = await cli(["cancel", "cli-cancel-1"], { env });
     expect(canceled).toMatchObject({ code: 0, stdout: "task cli-cancel-1: canceled\n" });
@@ -140,7 +154,7 @@ describe("stream", () => {
   });
 
   test("Ctrl-C stops following, prints how to resume, and the task goes on; resubscribe picks up after the last event", async () => {
-    const streaming = new CliProcess(["stream", "--agent", "cli-agent", "--skill", "wait", "--task", "cli-int-1", "x"], { env });
+    const streaming = new CliProcess(["stream", "--agent", "labelled", "--skill", "wait", "--task", "cli-int-1", "x"], { env });
     await streaming.untilStdout((s) => s.includes("waiting"));
     streaming.child.kill("SIGINT");
     const r = await streaming.done;
@@ -164,7 +178,7 @@ describe("stream", () => {
 
 describe("the router going away mid-answer", () => {
   test("a stream cut by the router exits 5 with the command that resumes it; that command finishes the task", async () => {
-    const streaming = new CliProcess(["stream", "--agent", "cli-agent", "--skill", "wait", "--task", "cli-lost-1", "x"], { env });
+    const streaming = new CliProcess(["stream", "--agent", "labelled", "--skill", "wait", "--task", "cli-lost-1", "x"], { env });
     await streaming.untilStdout((s) => s.includes("waiting"));
     requestSockets.at(-1)!.destroy();
     const r = await streaming.done;
@@ -300,11 +314,13 @@ describe("errors and exit codes", () => {
   });
 
   test("--help works on every command", async () => {
-    for (const command of ["send", "stream", "resubscribe", "get", "cancel", "agents"]) {
-      const r = await cli([command, "--help"], { env });
+    const commands = ["send", "stream", "resubscribe", "get", "cancel", "list", "card", "agents", "push set", "push get", "push list", "push delete"];
+    for (const command of commands) {
+      const r = await cli([...command.split(" "), "--help"], { env });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Usage: a2a-router ${command}`);
       expect(r.stdout).toContain("--url <url>");
+      expect(r.stdout).toContain("--a2a-version <version>");
     }
   });
 });

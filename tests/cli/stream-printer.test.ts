@@ -1,157 +1,121 @@
 import { describe, expect, test } from "@jest/globals";
 import { StreamPrinter } from "../../router/cli/stream-printer.js";
-import type { V01Event } from "../../router/cli/wire.js";
+import type { CliEvent } from "../../router/cli/wire/index.js";
 
 function output(isTTY: boolean, columns: number | undefined = 80) {
   const out = { text: "", isTTY, columns, write: (s: string) => ((out.text += s), true) };
   return out;
 }
 
-const status = (text: string, extra: Partial<V01Event> & { state?: string } = {}): V01Event => ({
-  id: "t",
-  status: { state: extra.state ?? "working", message: { role: "agent", parts: [{ type: "text", text }] } },
+type Kind = "delta" | "snapshot" | "progress";
+const status = (text: string | undefined, kind: Kind | undefined, extra: { state?: string; final?: boolean } = {}): CliEvent => ({
+  kind: "status",
+  taskId: "t",
+  status: { state: extra.state ?? "working", ...(text !== undefined && { message: { role: "agent", parts: [{ kind: "text", text }] } }) },
   final: extra.final ?? false,
-  ...(extra.metadata && { metadata: extra.metadata }),
+  ...(kind && { metadata: { textKind: kind } }),
 });
-const artifact = (text: string, append: boolean): V01Event => ({ id: "t", artifact: { parts: [{ type: "text", text }], append } });
+const done = (text?: string, state = "completed") => status(text, text === undefined ? undefined : "snapshot", { state, final: true });
+const artifact = (text: string, append: boolean, opts: { id?: string; name?: string; delta?: boolean } = {}): CliEvent => ({
+  kind: "artifact",
+  taskId: "t",
+  artifact: { artifactId: opts.id ?? "a", ...(opts.name && { name: opts.name }), parts: [{ kind: "text", text }] },
+  append,
+  lastChunk: true,
+  ...(opts.delta && { metadata: { textKind: "delta" } }),
+});
 
-describe("StreamPrinter", () => {
-  test("streamed chunks append; a final status repeating them prints nothing more", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    for (const e of [status("Hel"), status("lo"), status("Hello", { final: true, state: "completed" })]) p.event(e);
-    p.finish();
-    expect(out.text).toBe("Hello\n");
+function print(events: CliEvent[], isTTY = false) {
+  const out = output(isTTY);
+  const notes = output(false);
+  const p = new StreamPrinter(out, notes);
+  for (const e of events) p.event(e);
+  p.finish();
+  return { out: out.text, notes: notes.text };
+}
+
+describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
+  test("delta chunks append; a final snapshot repeating them prints nothing more", () => {
+    expect(print([status("Hel", "delta"), status("lo", "delta"), done("Hello")])).toEqual({ out: "Hello\n", notes: "" });
   });
 
-  test("a non-streaming agent's working message then its completion prints once", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("all at once"));
-    p.event(status("all at once", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe("all at once\n");
+  test("piped, progress goes to stderr, one a line, and the answer only to stdout", () => {
+    // An @a2a-js/sdk agent behind the router, or straight: `working` messages are progress.
+    const r = print([
+      status("working on big", "progress"),
+      status("BIG", "delta"),
+      status("working on world", "progress"),
+      status("WORLD", "delta"),
+      done(),
+    ]);
+    expect(r).toEqual({ out: "BIGWORLD\n", notes: "working on big\nworking on world\n" });
   });
 
-  test("artifact appends append; a snapshot extending the text writes only the rest", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(artifact("Hi", false));
-    p.event(artifact(" there", true));
-    p.event(status("Hi there\n\nDone: 3 results", { metadata: { fullText: "Hi there\n\nDone: 3 results", merge: "replace" } }));
-    p.finish();
-    expect(out.text).toBe("Hi there\n\nDone: 3 results\n");
+  test("a foreign agent's unlabelled working message is progress; its final text is the answer", () => {
+    const r = print([status("working on: hi", undefined), artifact("H", false), artifact("I", true), done("done")]);
+    expect(r).toEqual({ out: "done\n", notes: "working on: hi\nHI\n" });
   });
 
-  test("off a terminal, a snapshot that replaces the text starts a new line", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("searching…", { metadata: { merge: "replace", fullText: "searching…" } }));
-    p.event(status("found it", { metadata: { merge: "replace", fullText: "found it" } }));
-    p.finish();
-    expect(out.text).toBe("searching…\nfound it\n");
+  test("artifacts are the answer when the final status has no text", () => {
+    const r = print([status("working on: hi", undefined), artifact("H", false, { name: "shout" }), artifact("I", true, { name: "shout" }), done()]);
+    expect(r).toEqual({ out: "HI\n", notes: "working on: hi\n" });
   });
 
-  test("on a terminal, a snapshot that replaces the text rewrites the shown lines", () => {
-    const out = output(true);
-    const p = new StreamPrinter(out);
-    p.event(status("line one\nline two", { metadata: { merge: "replace" } }));
-    p.event(status("replaced", { metadata: { merge: "replace" } }));
-    p.finish();
-    // Up one row, to column 0, clear to the end of the screen, then the new text.
-    expect(out.text).toBe("line one\nline two\u001b[1A\u001b[1G\u001b[0Jreplaced\n");
+  test("artifact chunks marked delta stream into the answer; a snapshot status shows only what is new on stderr", () => {
+    // Eliza: tokens, then action callbacks (snapshots of the whole reply), then the final answer.
+    const reply = "Sure! Let me play that.";
+    const r = print([
+      artifact("Sure! ", false, { delta: true, name: "reply" }),
+      artifact("Let me play that.", true, { delta: true, name: "reply" }),
+      status(`${reply}\n\n🔍 Looking up track...`, "snapshot"),
+      status(`${reply}\n\n✨ Setting up playback...`, "snapshot"),
+      status(`${reply}\n\nNow playing: **Track**`, "snapshot"),
+      done(`${reply}\n\nNow playing: **Track**`),
+    ]);
+    expect(r).toEqual({
+      out: `${reply}\n\nNow playing: **Track**\n`,
+      notes: "🔍 Looking up track...\n✨ Setting up playback...\nNow playing: **Track**\n",
+    });
+  });
+
+  test("piped, a final answer that does not extend the printed one starts on a new line from the changed line", () => {
+    const r = print([status("Report\nprogress 10%", "delta"), done("Report\nall done")]);
+    expect(r.out).toBe("Report\nprogress 10%\nall done\n");
+  });
+
+  test("a failed or canceled final message is not printed as the answer", () => {
+    expect(print([status("partial", "delta"), done("the tool broke", "failed")]).out).toBe("partial\n");
+  });
+
+  test("files and data parts are described on stderr", () => {
+    const file: CliEvent = {
+      kind: "artifact",
+      artifact: { artifactId: "f", name: "report", parts: [{ kind: "file", file: { name: "r.pdf", mimeType: "application/pdf", bytes: "AAAA" } }] },
+      append: false,
+      lastChunk: true,
+    };
+    expect(print([file, done("here it is")])).toEqual({ out: "here it is\n", notes: "report: [file r.pdf application/pdf, 3 bytes]\n" });
+  });
+
+  test("on a terminal, the status line is drawn under the answer and goes at the end", () => {
+    const r = print([status("thinking...", "progress"), status("HI", "delta"), done("HI")], true);
+    // "thinking..." drawn; the delta rewrites the block as "HI\nthinking..."; the end leaves "HI".
+    expect(r.out).toBe("thinking...\u001b[1G\u001b[0JHI\nthinking...\u001b[1A\u001b[1G\u001b[0JHI\n");
+    expect(r.notes).toBe("");
+  });
+
+  test("on a terminal, a rewritten answer replaces the shown lines", () => {
+    const r = print([status("line one\nline two", "delta"), done("replaced")], true);
+    expect(r.out).toBe("line one\nline two\u001b[1A\u001b[1G\u001b[0Jreplaced\n");
   });
 
   test.each([0, undefined])("on a terminal reporting %p columns, the rewrite assumes 80 columns", (columns) => {
     const out = output(true, columns);
     const p = new StreamPrinter(out);
     // 100 characters: two rows at 80 columns (one row up), not 100 rows at 1 column.
-    p.event(status("x".repeat(100), { metadata: { merge: "replace" } }));
-    p.event(status("replaced", { metadata: { merge: "replace" } }));
+    p.event(status("x".repeat(100), "delta"));
+    p.event(done("replaced"));
     p.finish();
     expect(out.text).toBe(`${"x".repeat(100)}\u001b[1A\u001b[1G\u001b[0Jreplaced\n`);
-  });
-
-  test("a failed or canceled final message is not printed as the answer", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("partial"));
-    p.event(status("the tool broke", { final: true, state: "failed" }));
-    p.finish();
-    expect(out.text).toBe("partial\n");
-  });
-
-  test("off a terminal, a snapshot that changes the text prints only the changed lines on a new line", () => {
-    // Eliza: token appends, then action callbacks as replace snapshots, then the final answer.
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    const replace = (text: string) => status(text, { metadata: { fullText: text, merge: "replace" } });
-    p.event(artifact("Sure! ", false));
-    p.event(artifact("Let me play that.", true));
-    p.event(replace("Sure! Let me play that.\n\n🔍 Looking up track..."));
-    p.event(replace("Sure! Let me play that.\n\n🔍 Searching for track..."));
-    p.event(replace("Sure! Let me play that.\n\n✨ Setting up playback..."));
-    p.event(replace("Sure! Let me play that.\n\nNow playing: **Track**"));
-    p.event(status("Sure! Let me play that.\n\nNow playing: **Track**", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe(
-      "Sure! Let me play that.\n\n🔍 Looking up track...\n🔍 Searching for track...\n✨ Setting up playback...\nNow playing: **Track**\n",
-    );
-  });
-
-  test("off a terminal, a snapshot that changes the last line mid-way reprints that line only", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("Report\nprogress 10%", { metadata: { merge: "replace" } }));
-    p.event(status("Report\nprogress 20%", { metadata: { merge: "replace" } }));
-    p.event(status("Report\n", { metadata: { merge: "replace" } }));
-    p.event(status("done"));
-    p.finish();
-    expect(out.text).toBe("Report\nprogress 10%\nprogress 20%\ndone\n");
-  });
-
-  test("off a terminal, progress statuses go to the notes, one a line; the answer is printed once", () => {
-    const out = output(false);
-    const notes = output(false);
-    const p = new StreamPrinter(out, notes);
-    p.event(status("thinking...", { metadata: { progress: true } }));
-    p.event(status("HI YOU"));
-    p.event(status("still thinking", { metadata: { progress: true } }));
-    p.event(status("HI YOU", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe("HI YOU\n");
-    expect(notes.text).toBe("thinking...\nstill thinking\n");
-  });
-
-  test("off a terminal, a final answer already printed at the end is not printed again", () => {
-    // An agent that does not mark its progress: it is glued on, but the answer is not repeated.
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("thinking..."));
-    p.event(status("HI YOU"));
-    p.event(status("HI YOU", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe("thinking...HI YOU\n");
-  });
-
-  test("off a terminal, a final answer that differs is printed on its own line", () => {
-    const out = output(false);
-    const p = new StreamPrinter(out);
-    p.event(status("draft"));
-    p.event(status("the answer", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe("draft\nthe answer\n");
-  });
-
-  test("on a terminal, progress is shown in the block and the final answer replaces it", () => {
-    const out = output(true);
-    const notes = output(false);
-    const p = new StreamPrinter(out, notes);
-    p.event(status("thinking...", { metadata: { progress: true } }));
-    p.event(status("HI YOU"));
-    p.event(status("HI YOU", { final: true, state: "completed" }));
-    p.finish();
-    expect(out.text).toBe("thinking...HI YOU\u001b[1G\u001b[0JHI YOU\n");
-    expect(notes.text).toBe("");
   });
 });

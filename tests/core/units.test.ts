@@ -63,7 +63,7 @@ describe("CommitQueue", () => {
         await store.commit(b);
       },
     });
-    const q = new CommitQueue(spy, (events) => committed.push(...events.map((e) => e.seq)), silentLogger());
+    const q = new CommitQueue(spy, { onCommitted: (events) => committed.push(...events.map((e) => e.seq)), onAbandoned: () => undefined, log: silentLogger() });
     const t = task();
     for (let i = 1; i <= 100; i++) q.add(t, event(i));
     await q.flushed();
@@ -83,7 +83,7 @@ describe("CommitQueue", () => {
       },
     });
     const committed: number[] = [];
-    const q = new CommitQueue(spy, (events) => committed.push(...events.map((e) => e.seq)), silentLogger());
+    const q = new CommitQueue(spy, { onCommitted: (events) => committed.push(...events.map((e) => e.seq)), onAbandoned: () => undefined, log: silentLogger() });
     const t = task();
     q.add(t, event(1));
     q.add(t, event(2));

@@ -171,7 +171,7 @@ describe("v0.3 agent side", () => {
     message,
     metadata: { agent: "up" },
     signal: new AbortController().signal,
-    flushed: async () => {},
+    flushed: async () => true,
   });
 
   test("a first turn sends message/stream without the router's task id, blocking, with A2A-Version 0.3", () => {

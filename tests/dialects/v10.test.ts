@@ -240,7 +240,7 @@ describe("v1.0 agent side", () => {
     message: { role: "user", parts: [{ kind: "text", text: "hi" }], taskId: "task-1", contextId: "ctx-1" },
     metadata: {},
     signal: new AbortController().signal,
-    flushed: async () => {},
+    flushed: async () => true,
   });
 
   test("a turn is a SendStreamingMessage (or SendMessage) with A2A-Version 1.0 the SDK can parse", () => {

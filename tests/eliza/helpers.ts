@@ -39,7 +39,7 @@ export function turnContext(
     message: { role: "user", parts: [{ kind: "text", text }], messageId: randomUUID() },
     metadata: extra.metadata ?? {},
     signal: extra.signal ?? new AbortController().signal,
-    flushed: async () => {},
+    flushed: async () => true,
   };
 }
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "@jest/globals";
 import { AgentRegistry } from "../../router/agents/registry.js";
 import { TaskEngine } from "../../router/core/engine.js";
 import { TaskError, type TaskErrorReason } from "../../router/core/errors.js";
-import { agentText, type LoggedEvent, type SendRequest } from "../../router/core/model.js";
+import { agentText, type StreamEvent, type SendRequest } from "../../router/core/model.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { TaskService, type Scope } from "../../router/service/index.js";
 import { MemoryStore } from "../../router/store/memory-store.js";
@@ -20,8 +20,8 @@ function setup() {
 const message = (text: string): SendRequest["message"] => ({ role: "user", parts: [{ kind: "text", text }] });
 const request = (text: string, extra: Partial<SendRequest> = {}): SendRequest => ({ message: message(text), metadata: {}, ...extra });
 
-async function collect(events: AsyncIterable<LoggedEvent>): Promise<LoggedEvent[]> {
-  const out: LoggedEvent[] = [];
+async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
+  const out: StreamEvent[] = [];
   for await (const e of events) out.push(e);
   return out;
 }

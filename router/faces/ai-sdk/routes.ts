@@ -6,7 +6,7 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import type { LoggedEvent } from "../../core/model.js";
+import type { StreamEvent } from "../../core/model.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
@@ -79,7 +79,7 @@ function rawEvents(req: Request): boolean {
 }
 
 /** Streams one turn as UI message parts, then `[DONE]`. */
-async function writeTurn(res: Response, turn: UiTurn, events: AsyncIterable<LoggedEvent>, raw: boolean, deps: AiSdkFaceDeps): Promise<void> {
+async function writeTurn(res: Response, turn: UiTurn, events: AsyncIterable<StreamEvent>, raw: boolean, deps: AiSdkFaceDeps): Promise<void> {
   const stream = new DataStream(res, deps.heartbeatMs, UI_STREAM_HEADERS);
   const reader = createUiChunkReader(turn, { rawEvents: raw });
   try {

@@ -8,7 +8,7 @@
  * streamed so far is closed and a new text part holds the whole new answer, so the message's LAST text part
  * is always the turn's answer.
  */
-import type { LoggedEvent } from "../../core/model.js";
+import type { StreamEvent } from "../../core/model.js";
 import { createReplyReader, type ReplyChange, type ReplyPart } from "../../core/reply.js";
 
 /** One UI message stream part, as written after `data: `. */
@@ -68,7 +68,7 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
     textId = undefined;
   };
 
-  const step = (change: ReplyChange, event: LoggedEvent, out: UiChunk[]): void => {
+  const step = (change: ReplyChange, event: StreamEvent, out: UiChunk[]): void => {
     switch (change.type) {
       case "answer":
         out.push({ type: "text-delta", id: openText(out), delta: change.delta });
@@ -112,7 +112,7 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
         statusChunk(),
       ];
     },
-    feed(event: LoggedEvent): UiChunk[] {
+    feed(event: StreamEvent): UiChunk[] {
       const out: UiChunk[] = [];
       if (opts.rawEvents) out.push({ type: "data-a2a-event", data: event, transient: true });
       for (const change of reader.feed(event)) step(change, event, out);

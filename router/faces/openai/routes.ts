@@ -5,7 +5,7 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import type { LoggedEvent } from "../../core/model.js";
+import type { StreamEvent } from "../../core/model.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
@@ -121,7 +121,7 @@ async function streamCompletion(res: Response, turn: ChatTurn, request: Completi
   const reader = createCompletionReader();
   try {
     await stream.send(chunk({ role: "assistant", content: "" } as CompletionDelta));
-    for await (const event of turn.events as AsyncIterable<LoggedEvent>) {
+    for await (const event of turn.events as AsyncIterable<StreamEvent>) {
       const { deltas, end } = reader.feed(event);
       for (const delta of deltas) await stream.send(chunk(delta));
       if (!end) continue;

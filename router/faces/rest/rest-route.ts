@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import { TaskError } from "../../core/errors.js";
-import { isTerminal, type LoggedEvent } from "../../core/model.js";
+import { isTerminal, type StreamEvent } from "../../core/model.js";
 import { dialectByName } from "../../dialects/index.js";
 import type { SchemaRegistry } from "../../schema/validator.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../../schema/depth.js";
@@ -47,7 +47,7 @@ export function restHandler(deps: RestRouteDeps) {
     if (bad) throw TaskError.invalidParams(bad.message, bad.field);
   };
 
-  const stream = async (call: Call, opening: unknown, events: AsyncIterable<LoggedEvent> | undefined): Promise<void> => {
+  const stream = async (call: Call, opening: unknown, events: AsyncIterable<StreamEvent> | undefined): Promise<void> => {
     const writer = new SseWriter(call.res, deps.heartbeatMs);
     writer.open();
     try {

@@ -3,7 +3,7 @@
  * message is the task's message, and a session whose newest task waits for input continues that task.
  */
 import { randomUUID } from "node:crypto";
-import type { LoggedEvent, Message, SendRequest } from "../../core/model.js";
+import type { StreamEvent, Message, SendRequest } from "../../core/model.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
 
@@ -24,7 +24,7 @@ export interface ChatTurnRequest {
   signal?: AbortSignal;
 }
 
-export type ChatTurn = StartedTurn & { events: AsyncIterable<LoggedEvent> };
+export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
 
 /** Starts the turn and returns its live events. TaskErrors (unknown agent, offline, ...) reach the face. */
 export async function startChatTurn(service: TaskService, req: ChatTurnRequest): Promise<ChatTurn> {

@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { type A2AClient, ConnectionLostError } from "./client.js";
+import { EXIT } from "./exit-codes.js";
+import { readMessageText } from "./input.js";
+import { type CommonOptions, type MessageOptions, parseLastEventId, parseMetadata, requireNonEmpty, shellQuote } from "./options.js";
+import { type CliIO, jsonLine, note, printTaskText, reportOutcome, targetFlags } from "./output.js";
+import { StreamPrinter } from "./stream-printer.js";
+import { openTarget } from "./target.js";
+import type { CliEvent, CliTask, SendInput, WireCall, WireDialect } from "./wire/index.js";
+
+/** The target and what to send, from the message flags and the text (argument or stdin). */
+async function prepare(text: string[], options: MessageOptions, io: CliIO) {
+  const metadata = parseMetadata(options.metadata);
+  const agent = requireNonEmpty(options.agent, "--agent");
+  const skill = requireNonEmpty(options.skill, "--skill");
+  const session = requireNonEmpty(options.session, "--session");
+  const task = requireNonEmpty(options.task, "--task");
+  const messageText = await readMessageText(text, io.stdin);
+  const { client, wire, card, isRouter } = await openTarget(options);
+  // v0.1 clients name their tasks; v0.3/v1.0 agents name theirs, and --task continues an existing one.
+  const taskId = task ?? (wire.clientNamesTasks ? randomUUID() : undefined);
+  const input: SendInput = {
+    text: messageText,
+    ...(taskId !== undefined && { taskId }),
+    ...(session !== undefined && { sessionId: session }),
+    // The router reads its agent and skill from here; other agents ignore unknown metadata.
+    metadata: { ...metadata, ...(agent !== undefined && { agent }), ...(skill !== undefined && { skill }) },
+  };
+  // A2A's default: an agent streams only when its card says so (a router always streams).
+  const capabilities = card?.capabilities as { streaming?: unknown } | undefined;
+  const streams = isRouter || card === undefined || capabilities?.streaming === true;
+  return { client, wire, streams, taskId: taskId ?? "", input };
+}
+
+/** `send`: a blocking send (tasks/send, message/send, SendMessage), printed once the turn ends. */
+export async function sendCommand(text: string[], options: MessageOptions, io: CliIO): Promise<number> {
+  const { client, wire, taskId, input } = await prepare(text, options, io);
+  let result: unknown;
+  try {
+    result = await client.rpc(wire.send(input));
+  } catch (err) {
+    if (!(err instanceof ConnectionLostError)) throw err;
+    const check = taskId ? ` Task ${taskId} may go on; check it with: a2a-router get ${shellQuote(taskId)}${targetFlags(options)}` : "";
+    note(io, `a2a-router: ${err.message}.${check}`);
+    return err.exitCode;
+  }
+  const task: CliTask = wire.parseSendResult(result);
+  if (options.json) jsonLine(io, result);
+  else printTaskText(io, task, false);
+  return reportOutcome(io, task.id || taskId, task.status, options);
+}
+
+/** `stream`: a streaming send, the answer printed as it arrives (a blocking send to an agent that does not stream). */
+export async function streamCommand(text: string[], options: MessageOptions, io: CliIO): Promise<number> {
+  const { client, wire, streams, taskId, input } = await prepare(text, options, io);
+  if (!options.json && io.stderr.isTTY && taskId) note(io, `task ${taskId}`);
+  // An agent that does not stream gets a blocking send, whose one answer is printed as a one-event stream.
+  return follow(io, options, { client, wire }, taskId, streams ? wire.stream(input) : wire.send(input), undefined);
+}
+
+/** `resubscribe`: follows a task's stream again, from the start or after --last-event-id. */
+export async function resubscribeCommand(taskId: string, options: CommonOptions & { lastEventId?: string }, io: CliIO): Promise<number> {
+  const lastEventId = parseLastEventId(options.lastEventId);
+  const target = await openTarget(options);
+  return follow(io, options, target, taskId, target.wire.resubscribe(taskId), lastEventId);
+}
+
+async function follow(
+  io: CliIO,
+  options: CommonOptions,
+  target: { client: A2AClient; wire: WireDialect },
+  knownTaskId: string,
+  call: WireCall,
+  lastEventId: string | undefined,
+): Promise<number> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const removeInterrupt = io.onInterrupt(() => {
+    interrupted = true;
+    controller.abort();
+  });
+  const printer = new StreamPrinter(io.stdout, io.stderr);
+  let taskId = knownTaskId;
+  let lastSeq = lastEventId === undefined ? undefined : Number(lastEventId);
+  let final: CliEvent | undefined;
+  const resume = () =>
+    `a2a-router resubscribe --task ${shellQuote(taskId)}${lastSeq !== undefined ? ` --last-event-id ${lastSeq}` : ""}${targetFlags(options)}`;
+  try {
+    for await (const event of target.client.stream(call, { ...(lastEventId !== undefined && { lastEventId }), signal: controller.signal })) {
+      if (event.seq !== undefined) lastSeq = event.seq;
+      if (options.json) jsonLine(io, event.seq === undefined ? event.result : { ...(event.result as object), seq: event.seq });
+      for (const e of target.wire.parseEvent(event.result)) {
+        if (!taskId && e.taskId) taskId = e.taskId;
+        if (!options.json) printer.event(e);
+        if (e.kind === "status" && e.final) final = e;
+      }
+      if (final) break;
+    }
+  } catch (err) {
+    printer.finish();
+    // Ctrl-C aborts the request, which may surface as a broken connection: it is still an interrupt.
+    if (!interrupted) {
+      if (!(err instanceof ConnectionLostError)) throw err;
+      note(io, `a2a-router: ${err.message}. Task ${taskId} may go on; resume with: ${resume()}`);
+      return err.exitCode;
+    }
+  } finally {
+    removeInterrupt();
+  }
+  printer.finish();
+  if (interrupted) {
+    note(io, `stopped following task ${taskId}; it goes on. Resume with: ${resume()}`);
+    return EXIT.INTERRUPTED;
+  }
+  if (!final || final.kind !== "status") {
+    note(io, `the stream ended before task ${taskId} finished; resume with: ${resume()}`);
+    return EXIT.FAILED;
+  }
+  return reportOutcome(io, taskId, final.status, options);
+}

@@ -1,0 +1,123 @@
+import { A2AClient } from "./client.js";
+import { CliError } from "./exit-codes.js";
+import { type CommonOptions, parseA2AVersion, parseRouterUrl, requireNonEmpty } from "./options.js";
+import { type DialectName, isRecord, WIRES, type WireDialect } from "./wire/index.js";
+
+/** Where the CLI's requests go and in which dialect, as the target's card (or --a2a-version) says. */
+export interface Target {
+  client: A2AClient;
+  wire: WireDialect;
+  /** The card read at the target, if any. */
+  card?: Record<string, unknown>;
+  cardUrl?: string;
+  /** Whether the target is an a2a-router's own endpoint (its root or /rpc). */
+  isRouter: boolean;
+}
+
+const CARD_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+/** Asked for with the card: a server that speaks both answers with its v1.0 card, which lists every interface. */
+const CARD_HEADERS = { "A2A-Version": "1.0" } as const;
+/** The dialect of each A2A protocol version (Major.Minor); 0.2 already had message/send and `kind`. */
+const VERSION_DIALECT: Record<string, DialectName> = { "0.1": "v0.1", "0.2": "v0.3", "0.3": "v0.3", "1.0": "v1.0" };
+/** Preference when a card offers several JSON-RPC interfaces. */
+const PREFERENCE: readonly DialectName[] = ["v1.0", "v0.3", "v0.1"];
+
+/** The card locations tried, in order: `<url>/.well-known/agent-card.json`, then `agent.json`. */
+export function cardUrls(url: URL): URL[] {
+  const base = url.href.replace(/\/+$/, "");
+  return CARD_PATHS.map((p) => new URL(base + p));
+}
+
+/** Reads the target's card (the first location that answers a JSON object), or undefined. */
+export async function readCard(client: A2AClient, url: URL): Promise<{ card: Record<string, unknown>; cardUrl: string } | undefined> {
+  for (const cardUrl of cardUrls(url)) {
+    const answer = await client.getJson(cardUrl, CARD_HEADERS);
+    if (answer && answer.status < 300 && isRecord(answer.body)) return { card: answer.body, cardUrl: cardUrl.href };
+    if (answer?.status === 401) client.checkStatus(401, answer.body);
+  }
+  return undefined;
+}
+
+/**
+ * Opens the target of a command: the dialect is --a2a-version, else the best JSON-RPC interface the card
+ * offers (v1.0, then v0.3, then v0.1), else v0.1; an a2a-router's own card (its root URL) or its /rpc
+ * means `routerDialect` at the URL given (v0.1, the router's historic dialect, unless the operation exists
+ * only in a later one, like ListTasks), unless --a2a-version says otherwise. Requests go to the card's
+ * endpoint for the chosen dialect, else to --url.
+ */
+export async function openTarget(options: CommonOptions, routerDialect: DialectName = "v0.1"): Promise<Target> {
+  const url = parseRouterUrl(options.url);
+  const forced = parseA2AVersion(options.a2aVersion);
+  const client = new A2AClient(url, requireNonEmpty(options.apiKey, "--api-key"));
+  const found = await readCard(client, url);
+  const card = found?.card;
+  const isRouter = card !== undefined ? isRouterCard(card) : /\/rpc\/?$/.test(url.pathname);
+  let dialect: DialectName = forced ?? (isRouter ? routerDialect : "v0.1");
+  let endpoint = url;
+  if (card && !isRouter) {
+    const endpoints = jsonRpcEndpoints(card, found!.cardUrl);
+    dialect = forced ?? PREFERENCE.find((d) => endpoints.has(d)) ?? (Array.isArray(card.supportedInterfaces) ? "v1.0" : "v0.1");
+    const named = endpoints.get(dialect) ?? [...endpoints.values()][0];
+    if (named) endpoint = reachableFrom(named, url);
+  }
+  const wire = WIRES[dialect];
+  client.use(endpoint, wire.headers, isRouter || !card ? "the router" : "the agent");
+  return { client, wire, ...(found && { card: found.card, cardUrl: found.cardUrl }), isRouter };
+}
+
+/** The a2a-router's own card names its /rpc endpoint and itself as provider (router/cards). */
+function isRouterCard(card: Record<string, unknown>): boolean {
+  const provider = isRecord(card.provider) ? card.provider : {};
+  return provider.organization === "a2a-router" && typeof card.url === "string" && /\/rpc$/.test(card.url);
+}
+
+/** Normalises "0.3", "v0.3", "0.3.0", "1.0.1" to a dialect; undefined for versions the CLI does not speak. */
+export function dialectOfVersion(version: unknown): DialectName | undefined {
+  const m = typeof version === "string" ? /^v?(\d+)\.(\d+)/i.exec(version.trim()) : null;
+  return m ? VERSION_DIALECT[`${Number(m[1])}.${Number(m[2])}`] : undefined;
+}
+
+/** The card's JSON-RPC endpoints by dialect: v1.0 `supportedInterfaces`, v0.3 `url`/`additionalInterfaces`. */
+export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl: string): Map<DialectName, URL> {
+  const out = new Map<DialectName, URL>();
+  const add = (dialect: DialectName | undefined, url: unknown) => {
+    if (!dialect || typeof url !== "string" || url === "" || out.has(dialect)) return;
+    try {
+      out.set(dialect, new URL(url, cardUrl));
+    } catch {
+      // not a URL: the card is wrong about this interface, the others may do
+    }
+  };
+  const isJsonRpc = (binding: unknown) => binding === undefined || String(binding).toUpperCase() === "JSONRPC";
+  if (Array.isArray(card.supportedInterfaces)) {
+    for (const i of card.supportedInterfaces.filter(isRecord)) {
+      if (isJsonRpc(i.protocolBinding)) add(i.protocolVersion ? dialectOfVersion(i.protocolVersion) : "v1.0", i.url);
+    }
+  }
+  const cardDialect = card.protocolVersion
+    ? dialectOfVersion(card.protocolVersion)
+    : "preferredTransport" in card || "additionalInterfaces" in card
+      ? "v0.3"
+      : "v0.1";
+  if (isJsonRpc(card.preferredTransport)) add(cardDialect, card.url);
+  if (Array.isArray(card.additionalInterfaces)) {
+    for (const i of card.additionalInterfaces.filter(isRecord)) if (isJsonRpc(i.transport)) add(cardDialect, i.url);
+  }
+  return out;
+}
+
+/** Cards often name the address the agent bound to (0.0.0.0, ::): such an endpoint is reached at --url's host. */
+function reachableFrom(endpoint: URL, given: URL): URL {
+  if (endpoint.hostname !== "0.0.0.0" && endpoint.hostname !== "[::]") return endpoint;
+  const out = new URL(endpoint);
+  out.hostname = given.hostname;
+  return out;
+}
+
+/** Refuses an operation the target's dialect does not have (e.g. ListTasks before v1.0). */
+export function requireOperation<T>(op: T | undefined, wire: WireDialect, what: string): T {
+  if (op === undefined) {
+    throw CliError.usage(`${what} is not part of A2A ${wire.name}; the target speaks ${wire.name} (force another with --a2a-version)`);
+  }
+  return op;
+}
