@@ -30,6 +30,8 @@ export interface HubOptions {
   resumeGraceMs?: number;
   /** Browser origins that may open the hub besides the router's own (`cors.origins` + `hub.allowedOrigins`). */
   allowedOrigins?: readonly string[];
+  /** The router binds a loopback address: only loopback Host names make an Origin "own" (DNS rebinding). */
+  loopbackBind?: boolean;
   /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
   cluster?: HubCluster;
 }
@@ -67,7 +69,7 @@ export class AgentHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? "/", "http://hub");
     if (!HUB_PATHS.includes(url.pathname)) return false;
-    if (!originAllowed(req, this.#origins)) {
+    if (!originAllowed(req, this.#origins, this.#opts.loopbackBind)) {
       this.#opts.logger.warn({ origin: req.headers.origin }, "hub upgrade refused: origin not allowed");
       refuseUpgrade(socket, 403, "origin not allowed");
       return true;

@@ -13,6 +13,8 @@ import { TaskEngine, type EngineOptions } from "./core/engine.js";
 import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp, type HttpRoute } from "./http/app.js";
+import { AuthFailureLimiter } from "./http/auth-limiter.js";
+import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
@@ -165,7 +167,9 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     logFallbacks: () => engine?.stats().logFallbacks ?? 0,
     hubAgents: () => hub?.onlineCount() ?? 0,
   });
-  const push = new PushNotifier({ store, logger });
+  // Webhooks may reach private addresses in dev mode only (loopback bind, no keys) or when allowed (SSRF).
+  const devMode = isLoopback(config.host) && config.apiKeys.length === 0;
+  const push = new PushNotifier({ store, logger, urlPolicy: { allowPrivate: devMode || config.push.allowPrivateUrls } });
   const observer = {
     taskStarted: (task: Task) => metrics.taskStarted(task),
     turnEnded: (task: Task, durationMs: number) => metrics.turnEnded(task, durationMs),
@@ -188,6 +192,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     registerTimeoutMs: config.hub.registerTimeoutMs,
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
+    loopbackBind: isLoopback(config.host),
     ...(cluster && { cluster }),
   });
   const eng = engine;
@@ -209,9 +214,10 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
-  // Cards name the router as the client reached it (its Host header) when known, else the bind address.
+  // Cards name the router as the client reached it (publicUrl, forwarded or Host: http/origin.ts), else the
+  // configured publicUrl or the bind address.
   const cardContext = (origin?: string): CardContext => ({
-    baseUrl: origin ?? baseUrl,
+    baseUrl: origin ?? config.publicUrl?.replace(/\/+$/, "") ?? baseUrl,
     version: VERSION,
     pushNotifications: true,
     extendedCard: true,
@@ -224,6 +230,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
     onInternalError: (err) => logger.error({ err }, "request failed inside the router"),
   });
+  // One count of failed authentications per client address, for every place that checks a credential.
+  const authLimiter = new AuthFailureLimiter({ perMinute: config.limits.authFailuresPerMinute });
   const app = createApp({
     dispatcher,
     service,
@@ -234,6 +242,13 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     logger,
     apiKeys: config.apiKeys,
     maxBodyBytes: config.limits.maxBodyBytes,
+    bodyBytesInFlight: config.limits.bodyBytesInFlight,
+    authLimiter,
+    corsOrigins: config.cors.origins,
+    bindHost: config.host,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    metricsPublic: config.metrics.public,
     heartbeatMs: config.heartbeatMs,
     card: cardContext,
     conversations,
@@ -241,12 +256,14 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
 
   const server = createServer(app);
+  limitConnections(server, config.limits.maxConnections);
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
   server.on("upgrade", (req, socket, head) => {
+    if (isOverLimit(req.socket)) return rejectUpgradeOverLimit(socket);
     if (!hub!.handleUpgrade(req, socket, head)) socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {

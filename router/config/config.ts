@@ -20,7 +20,8 @@ export interface RouterConfig {
     /** Browser origins that may open /hub, besides the router's own and `cors.origins`. */
     allowedOrigins: string[];
   };
-  apiKeys: string[];
+  /** Client API keys: a bare key, or a key with a principal name and the agents it may use. */
+  apiKeys: ApiKeyConfig[];
   taskTimeoutMs: number;
   heartbeatMs: number;
   limits: {
@@ -29,9 +30,23 @@ export interface RouterConfig {
     upstreamIdleMs: number;
     /** A task whose updates the store keeps refusing this long is failed (the other tasks are not held up). */
     commitRetryMs: number;
+    /** Open TCP connections; the next one is answered 503 (a small headroom keeps /healthz answering). */
+    maxConnections: number;
+    /** Request body bytes being read at once; a request beyond it gets 503. */
+    bodyBytesInFlight: number;
+    /** Failed authentications per client address and minute before 429. */
+    authFailuresPerMinute: number;
   };
-  /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs and /hub). */
+  /** `public: true` serves /metrics without an API key when keys are configured. */
+  metrics: { public: boolean };
+  /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs). */
   cors: { origins: string[] };
+  /** `allowPrivateUrls: true` lets webhooks name loopback/private addresses outside dev mode. */
+  push: { allowPrivateUrls: boolean };
+  /** The base URL every card names (e.g. https://a2a.example.com); default: taken from each request. */
+  publicUrl?: string;
+  /** Take the scheme and host of cards from X-Forwarded-Proto / X-Forwarded-Host (behind a proxy). */
+  trustProxy: boolean;
   /** Prepended to every Redis key (a redis:// store): routers with one prefix on one database share one task space. */
   redisPrefix: string;
   /** Several routers on one Redis store (CONTRACT 11); used only with a redis:// store. */
@@ -44,13 +59,18 @@ export interface RouterConfig {
   allowOpen: boolean;
 }
 
+/** One entry of `apiKeys`. */
+export type ApiKeyConfig = string | { key: string; name?: string; agents?: string[] };
+
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "cors" | "cluster">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster">> & {
   cluster?: Partial<RouterConfig["cluster"]>;
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
+  metrics?: Partial<RouterConfig["metrics"]>;
   cors?: Partial<RouterConfig["cors"]>;
+  push?: Partial<RouterConfig["push"]>;
 };
 
 /** Every default in one place. */
@@ -63,8 +83,11 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, commitRetryMs: 30_000 },
+  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  metrics: { public: false },
   cors: { origins: [] },
+  push: { allowPrivateUrls: false },
+  trustProxy: false,
   redisPrefix: "a2a-router:",
   cluster: { leaseMs: 5000 },
   eliza: { plugins: [] },

@@ -64,6 +64,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
     }
     out.hub = { tokens };
   }
+  if (env.CORS_ORIGINS) out.cors = { origins: splitList(env.CORS_ORIGINS) };
+  if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
+  if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
   if (env.A2A_ROUTER_REDIS_PREFIX) out.redisPrefix = env.A2A_ROUTER_REDIS_PREFIX;
   if (env.CLUSTER_LEASE_MS) out.cluster = { leaseMs: intFrom("CLUSTER_LEASE_MS", env.CLUSTER_LEASE_MS) };
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
@@ -77,6 +80,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
 
 function splitList(v: string): string[] {
   return v.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function boolFrom(name: string, v: string): boolean {
+  if (/^(1|true|yes)$/i.test(v)) return true;
+  if (/^(0|false|no)$/i.test(v)) return false;
+  throw new ConfigError(`Invalid config: ${name} must be true or false, got "${v}"`);
 }
 
 function intFrom(name: string, v: string): number {
@@ -110,12 +119,29 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
     if (ids.has(a.id)) throw new ConfigError(`Invalid config: agents has the id "${a.id}" twice`);
     ids.add(a.id);
   }
+  checkEdgeSettings(config);
   if (!isLoopback(config.host) && config.apiKeys.length === 0 && !config.allowOpen) {
     throw new ConfigError(
       `Refusing to serve on ${config.host} without client API keys: set apiKeys (or ROUTER_API_KEYS), or pass --allow-open`,
     );
   }
   return config;
+}
+
+/** What the schema cannot say about publicUrl: an http(s) base URL (a path prefix allowed). */
+function checkEdgeSettings(config: RouterConfig): void {
+  if (config.publicUrl === undefined) return;
+  const url = httpUrl(config.publicUrl);
+  if (!url || url.search || url.hash) throw new ConfigError(`Invalid config: publicUrl must be an http(s) URL without query, got "${config.publicUrl}"`);
+}
+
+function httpUrl(v: string): URL | undefined {
+  try {
+    const url = new URL(v);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `scheme://host[:port]` and nothing more: what a browser sends in `Origin`. */

@@ -59,6 +59,8 @@ export interface EngineOptions {
 }
 
 const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
+/** JavaScript's own error types: thrown by bugs, not by a connector that means to report a failure. */
+const BUG_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 /** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
 const CANCEL_GRACE_MS = 2000;
 /** How long shutdown waits for agents to take the cancels of the turns it failed. */
@@ -591,13 +593,23 @@ export class TaskEngine {
     } catch (err) {
       if (!live.turnEnded && live.canceling) this.#endTurn(live, "canceled", "Canceled by the client.");
       else if (!live.turnEnded) {
-        const reason = err instanceof Error ? err.message : String(err);
-        this.#endTurn(live, "failed", reason);
+        this.#endTurn(live, "failed", this.#failureText(agent.info.id, live.task.id, err));
       }
     } finally {
       clearTimeout(live.timer);
       live.controller.abort();
     }
+  }
+
+  /**
+   * What a client reads when an agent's turn throws. A connector's own Error says what went wrong in the
+   * agent's terms ("Upstream agent x is unreachable: ..."), so it is shown; JavaScript's built-in errors
+   * (TypeError, ...) are bugs, whose text ("x is not a function") is logged, never shown.
+   */
+  #failureText(agentId: string, taskId: string, err: unknown): string {
+    if (err instanceof Error && !BUG_ERRORS.some((type) => err instanceof type)) return err.message;
+    this.#log.error({ err, task: taskId, agent: agentId }, "agent failed with an internal error");
+    return `Agent ${agentId} failed with an internal error.`;
   }
 
   /** Ends a turn with a status of the router's own (cancel, timeout, a dropped or broken agent). */

@@ -1,13 +1,16 @@
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistry } from "../agents/registry.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
-import { failure } from "../rpc/envelope.js";
-import { RpcError, toRpcError } from "../rpc/errors.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
-import { apiKeyGuard } from "./auth.js";
-import { requestOrigin } from "./origin.js";
+import type { ApiKeyConfig } from "../config/config.js";
+import { AuthFailureLimiter } from "./auth-limiter.js";
+import { apiKeyGuard, callerOf } from "./auth.js";
+import { originGuard } from "./cors.js";
+import { bodyBudget, overLimitGate } from "./limits.js";
+import { jsonErrors, jsonNotFound } from "./errors.js";
+import { requestOrigin, setOriginPolicy } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
 import type { TaskService } from "../service/task-service.js";
 import type { SchemaRegistry } from "../schema/validator.js";
@@ -21,8 +24,22 @@ export interface AppDeps {
   agents: AgentRegistry;
   metrics: RouterMetrics;
   logger: Logger;
-  apiKeys: readonly string[];
+  apiKeys: readonly ApiKeyConfig[];
   maxBodyBytes: number;
+  /** limits.bodyBytesInFlight (default: unbounded). */
+  bodyBytesInFlight?: number;
+  /** limits.authFailuresPerMinute (default: unlimited); ignored when `authLimiter` is given. */
+  authFailuresPerMinute?: number;
+  /** The failure count shared with other places that check credentials (the hub's upgrade). */
+  authLimiter?: AuthFailureLimiter;
+  /** cors.origins */
+  corsOrigins?: readonly string[];
+  /** The bind address (the Origin check's DNS-rebinding rule); default loopback. */
+  bindHost?: string;
+  publicUrl?: string;
+  trustProxy?: boolean;
+  /** metrics.public: serve /metrics without a key. */
+  metricsPublic?: boolean;
   heartbeatMs: number;
   /** Resolves the public base URL for cards (the listening address is known only after listen). */
   card: (origin?: string) => CardContext;
@@ -49,9 +66,17 @@ const CARD_PATHS = ["/.well-known/agent.json", "/.well-known/agent-card.json"];
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  const guard = apiKeyGuard(deps.apiKeys);
+  setOriginPolicy(app, { publicUrl: deps.publicUrl, trustProxy: deps.trustProxy ?? false });
+  const limiter = deps.authLimiter ?? (deps.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: deps.authFailuresPerMinute }) : undefined);
+  const guard = apiKeyGuard(deps.apiKeys, { limiter, trustProxy: deps.trustProxy });
   const body = express.text({ type: () => true, limit: deps.maxBodyBytes });
   const rpc = rpcHandler(deps);
+
+  // Ahead of every route: connection limit, then the Origin check and CORS (before auth and before any body
+  // is read), then the bound on body bytes being read at once.
+  app.use(overLimitGate());
+  app.use(originGuard({ origins: deps.corsOrigins ?? [], bindHost: deps.bindHost ?? "127.0.0.1" }));
+  if (deps.bodyBytesInFlight !== undefined) app.use(bodyBudget(deps.bodyBytesInFlight, deps.maxBodyBytes));
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   // A browser or curl pointed at the root learns where things are instead of a bare 404.
@@ -66,7 +91,8 @@ export function createApp(deps: AppDeps): express.Express {
       hub: `${baseUrl.replace(/^http/, "ws")}/hub`,
     });
   });
-  app.get("/metrics", async (_req, res) => {
+  const metricsGuard = deps.metricsPublic ? [] : [guard];
+  app.get("/metrics", ...metricsGuard, async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
@@ -83,7 +109,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.get("/agents", guard, (req, res) => {
     const ctx = deps.card(requestOrigin(req));
     res.json({
-      agents: deps.agents.list().map((a) => ({
+      // A key limited to some agents sees those only.
+      agents: deps.service.listAgents(callerOf(res)).map((a) => ({
         id: a.info.id,
         name: a.info.name,
         transport: a.info.transport,
@@ -120,15 +147,7 @@ export function createApp(deps: AppDeps): express.Express {
   mountAiSdkFace(app, face);
   mountChatPage(app);
 
-  app.use((err: Error & { type?: string; status?: number }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === "entity.too.large") {
-      return void res
-        .status(413)
-        .json(failure(null, RpcError.invalidRequest(`request body exceeds limits.maxBodyBytes (${deps.maxBodyBytes} bytes)`).toJSON()));
-    }
-    deps.logger.error({ err }, "request failed");
-    // The cause's text (a stack, "x is not a function") stays in the log: toRpcError says it generically.
-    if (!res.headersSent) res.status(err.status ?? 500).json(failure(null, toRpcError(err).toJSON()));
-  });
+  app.use(jsonNotFound());
+  app.use(jsonErrors(deps.logger, deps.maxBodyBytes));
   return app;
 }

@@ -7,6 +7,7 @@ import type { Dispatcher } from "../rpc/dispatcher.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
 import { formatEvent } from "../sse/format.js";
 import { SseWriter } from "../sse/writer.js";
+import { callerOf } from "./auth.js";
 import { requestOrigin } from "./origin.js";
 
 export interface RpcRouteDeps {
@@ -22,8 +23,9 @@ export function rpcHandler(deps: RpcRouteDeps) {
     let body: unknown;
     try {
       body = JSON.parse(typeof req.body === "string" ? req.body : "");
-    } catch (err) {
-      res.status(200).json(failure(null, RpcError.parse((err as Error).message).toJSON()));
+    } catch {
+      // JSON.parse's own text names JavaScript internals; the client only needs to know the body is not JSON.
+      res.status(200).json(failure(null, RpcError.parse("the body is not valid JSON").toJSON()));
       return;
     }
     if (exceedsDepth(body)) {
@@ -37,7 +39,7 @@ export function rpcHandler(deps: RpcRouteDeps) {
       a2aVersion: req.get("a2a-version") ?? (typeof req.query["A2A-Version"] === "string" ? req.query["A2A-Version"] : undefined),
       lastEventId: req.get("last-event-id"),
       pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
-      caller: res.locals.caller,
+      caller: callerOf(res),
       origin: requestOrigin(req),
       signal: aborter.signal,
     });

@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import { isTerminal, type LoggedEvent, type PushNotificationConfig, type Task } from "../core/model.js";
 import type { TaskStore } from "../core/store.js";
-import { RpcError } from "../rpc/errors.js";
 import { DEFAULT_PUSH_CONFIG_ID } from "../store/common.js";
 import { deadline } from "../upstream/deadline.js";
 import { pushBody, pushHeaders } from "./payload.js";
+import { checkPushUrl, type PushUrlPolicy } from "./url-policy.js";
+import { postWebhook } from "./webhook-request.js";
 
 export interface PushNotifierOptions {
   store: TaskStore;
@@ -25,6 +26,8 @@ export interface PushNotifierOptions {
   logPageSize?: number;
   /** Tasks remembered as having no configs (saves a store read per commit); oldest forgotten first. */
   negativeCacheSize?: number;
+  /** Which webhook addresses may be called (SSRF); default: any (dev mode). */
+  urlPolicy?: PushUrlPolicy;
 }
 
 const DEFAULTS = {
@@ -35,6 +38,7 @@ const DEFAULTS = {
   failingAfter: 3,
   logPageSize: 100,
   negativeCacheSize: 10_000,
+  urlPolicy: { allowPrivate: true } as PushUrlPolicy,
 };
 
 /** One webhook of one task: a cursor over the task's event log. */
@@ -85,7 +89,7 @@ export class PushNotifier {
   #failed = 0;
 
   constructor(options: PushNotifierOptions) {
-    this.#opts = { ...DEFAULTS, ...options };
+    this.#opts = { ...DEFAULTS, ...options, urlPolicy: options.urlPolicy ?? DEFAULTS.urlPolicy };
     this.#store = options.store;
     this.#log = options.logger;
   }
@@ -96,7 +100,7 @@ export class PushNotifier {
    * the whole turn), else only events logged from now on.
    */
   async set(taskId: string, config: PushNotificationConfig, afterSeq?: number): Promise<PushNotificationConfig> {
-    checkWebhookUrl(config.url);
+    await checkPushUrl(config.url, this.#opts.urlPolicy);
     const saved = { ...config, id: config.id ?? DEFAULT_PUSH_CONFIG_ID };
     await this.#store.setPushConfig(taskId, saved);
     const cursor = afterSeq ?? (await this.#store.getTask(taskId))?.lastSeq ?? 0;
@@ -246,16 +250,15 @@ export class PushNotifier {
       if (t.stopped || this.#closed) return false;
       const limit = deadline(this.#opts.timeoutMs, this.#abort.signal);
       try {
-        const res = await fetch(t.config.url, { method: "POST", headers, body, signal: limit.signal });
-        await res.body?.cancel().catch(() => undefined);
-        if (res.ok) {
+        const status = await postWebhook({ url: t.config.url, headers, body, signal: limit.signal, policy: this.#opts.urlPolicy });
+        if (status >= 200 && status < 300) {
           t.missedInARow = 0;
           this.#delivered++;
           return true;
         }
-        reason = `HTTP ${res.status}`;
+        reason = status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
       } catch (err) {
-        reason = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+        reason = (err as Error).message;
       } finally {
         limit.clear();
       }
@@ -283,18 +286,5 @@ export class PushNotifier {
       };
       this.#timers.add(entry);
     });
-  }
-}
-
-/** Webhooks are plain HTTP(S) URLs; anything else is refused with the field named. */
-function checkWebhookUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw RpcError.invalidParams(`pushNotificationConfig.url is not a URL: "${url}"`, "pushNotificationConfig.url");
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw RpcError.invalidParams(`pushNotificationConfig.url must be http(s): "${url}"`, "pushNotificationConfig.url");
   }
 }

@@ -1,0 +1,69 @@
+import type { NextFunction, Request, Response } from "express";
+import { isLoopback } from "../config/config.js";
+import { normalizeOrigin, originSources } from "./origin.js";
+import { refuse } from "./refusal.js";
+
+/** What a preflight from a listed origin is told (CONTRACT 10 "CORS"). */
+export const CORS_ALLOW = {
+  methods: "POST, GET, OPTIONS",
+  headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id",
+  /** Seconds a browser may cache a preflight answer. */
+  maxAge: "600",
+} as const;
+
+/** Paths browsers may call cross-origin: /rpc, /, /agents/*, /v1/*, /api/*. */
+const CORS_PATH = /^\/(rpc\/?|agents(\/.*)?|v1\/.*|api\/.*)?$/;
+/** Methods that change nothing; everything else is checked against the allow-list. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export interface OriginGuardOptions {
+  /** cors.origins: browser origins allowed besides the router's own. */
+  origins: readonly string[];
+  /** The address the router binds; with a loopback bind, only loopback Host names count as "own". */
+  bindHost: string;
+}
+
+/**
+ * CORS and the Origin check on state-changing requests, one middleware ahead of every route.
+ *
+ * - A listed origin gets `Access-Control-Allow-Origin` (with `Vary: Origin`) on every response, and its
+ *   preflights on the CORS paths are answered; an unlisted origin's preflight gets no allow headers.
+ * - A POST (any non-GET/HEAD/OPTIONS) whose `Origin` is neither listed nor the router's own is refused with
+ *   403 before auth and before its body is read: a page elsewhere cannot drive the router from a browser,
+ *   keys or not.
+ * - "Own" is the origin cards name (publicUrl, or the forwarded host with trustProxy) or the request's Host.
+ *   With a loopback bind a Host counts only when it is a loopback name: a page on another name that reaches
+ *   a loopback router is DNS rebinding (or a proxy that should set trustProxy or publicUrl).
+ */
+export function originGuard(options: OriginGuardOptions) {
+  const listed = new Set(options.origins.map((o) => normalizeOrigin(o)).filter((o): o is string => o !== undefined));
+  const loopbackBind = isLoopback(options.bindHost);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const raw = req.get("origin");
+    const origin = raw === undefined ? undefined : normalizeOrigin(raw);
+    const isListed = origin !== undefined && listed.has(origin);
+    if (listed.size > 0) res.vary("Origin");
+    if (isListed) res.set("Access-Control-Allow-Origin", origin);
+    if (req.method === "OPTIONS" && CORS_PATH.test(req.path)) {
+      if (isListed) {
+        res.set({
+          "Access-Control-Allow-Methods": CORS_ALLOW.methods,
+          "Access-Control-Allow-Headers": CORS_ALLOW.headers,
+          "Access-Control-Max-Age": CORS_ALLOW.maxAge,
+        });
+      }
+      return void res.status(204).end();
+    }
+    if (raw === undefined || SAFE_METHODS.has(req.method) || isListed || (origin !== undefined && isOwn(req, origin, loopbackBind))) {
+      return next();
+    }
+    refuse(req, res, "forbidden-origin", `origin ${JSON.stringify(raw)} is not allowed (see cors.origins)`);
+  };
+}
+
+function isOwn(req: Request, origin: string, loopbackBind: boolean): boolean {
+  const s = originSources(req);
+  const same = (base: string | undefined) => base !== undefined && normalizeOrigin(base) === origin;
+  if (same(s.configured) || same(s.forwarded)) return true;
+  return same(s.host) && (!loopbackBind || isLoopback(new URL(origin).hostname));
+}
