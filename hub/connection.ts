@@ -44,6 +44,8 @@ export class HubConnection {
     readonly options: LivenessOptions,
     readonly events: ConnectionEvents,
     readonly logger: Logger,
+    /** The client's address, for the failed-authentication limit (when the router has one). */
+    readonly address?: string,
   ) {}
 
   /** Starts listening and the liveness clocks. */

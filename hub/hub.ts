@@ -34,6 +34,20 @@ export interface HubOptions {
   loopbackBind?: boolean;
   /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
   cluster?: HubCluster;
+  /**
+   * The router's failed-authentication limit (`limits.authFailuresPerMinute`), shared with its HTTP edge: a
+   * refused hub token counts against the client's address, and a throttled address is refused at the upgrade.
+   */
+  authLimit?: HubAuthLimit;
+}
+
+/** Counts refused tokens per client address (the router's AuthFailureLimiter). */
+export interface HubAuthLimit {
+  /** The client address of an upgrade request (its peer, or the proxy's last hop with trustProxy). */
+  addressOf(req: IncomingMessage): string;
+  /** Seconds until the address may try again; 0 when it may try now. */
+  retryAfterSeconds(address: string): number;
+  fail(address: string): void;
 }
 
 /**
@@ -74,9 +88,15 @@ export class AgentHub {
       refuseUpgrade(socket, 403, "origin not allowed");
       return true;
     }
+    const address = this.#opts.authLimit?.addressOf(req);
+    const wait = address === undefined ? 0 : this.#opts.authLimit!.retryAfterSeconds(address);
+    if (wait > 0) {
+      refuseUpgrade(socket, 429, "too many failed authentications; try again later", { "Retry-After": String(wait) });
+      return true;
+    }
     const bearer = req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1];
     const token = bearer ?? url.searchParams.get("token") ?? undefined;
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token));
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token, address));
     return true;
   }
 
@@ -95,12 +115,12 @@ export class AgentHub {
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 
-  #accept(ws: WebSocket, token: string | undefined): void {
+  #accept(ws: WebSocket, token: string | undefined, address: string | undefined): void {
     const { timeoutMs, registerTimeoutMs, logger } = this.#opts;
     const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs }, {
       frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
       dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
-    }, logger);
+    }, logger, address);
     this.#connections.add(conn);
     conn.start();
     conn.send({ jsonrpc: "2.0", method: HUB_METHODS.CONNECTION_ESTABLISHED, params: { connection_id: conn.id } });
@@ -166,7 +186,14 @@ export class AgentHub {
   async #register(conn: HubConnection, p: RegisterParams): Promise<unknown> {
     if (conn.agent) throw RpcError.invalidRequest(`this connection is already registered as ${conn.agent.info.id}`);
     const link = { send: (frame: object) => conn.send(frame) };
-    const agent = await this.#registrations.register(p, conn.token, link, conn.id, () => this.#connections.has(conn));
+    const agent = await this.#registrations
+      .register(p, conn.token, link, conn.id, () => this.#connections.has(conn))
+      .catch((err: unknown) => {
+        // A refused token is a failed authentication, as a wrong API key is on the HTTP edge.
+        const field = err instanceof RpcError ? (err.data as { field?: string } | undefined)?.field : undefined;
+        if (field === "auth_token" && conn.address !== undefined) this.#opts.authLimit?.fail(conn.address);
+        throw err;
+      });
     conn.registered(agent);
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
     return { registered: true, agent_id: agent.info.id };
@@ -174,10 +201,12 @@ export class AgentHub {
 }
 
 /** Answers a refused upgrade with a plain HTTP status and closes the socket. */
-function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error: reason });
+  const text = status === 403 ? "Forbidden" : status === 429 ? "Too Many Requests" : "Refused";
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
   socket.end(
-    `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : "Refused"}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

@@ -14,6 +14,7 @@ import { extendedCardProvider, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp, type HttpRoute } from "./http/app.js";
 import { AuthFailureLimiter } from "./http/auth-limiter.js";
+import { clientAddress } from "./http/origin.js";
 import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
@@ -182,6 +183,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;
+  // One count of failed authentications per client address, for every place that checks a credential.
+  const authLimiter = new AuthFailureLimiter({ perMinute: config.limits.authFailuresPerMinute });
   hub = new AgentHub({
     registry: agents,
     schemas,
@@ -193,6 +196,11 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
     loopbackBind: isLoopback(config.host),
+    authLimit: {
+      addressOf: (req) => clientAddress(req, config.trustProxy),
+      retryAfterSeconds: (address) => authLimiter.retryAfterSeconds(address),
+      fail: (address) => authLimiter.fail(address),
+    },
     ...(cluster && { cluster }),
   });
   const eng = engine;
@@ -230,8 +238,6 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
     onInternalError: (err) => logger.error({ err }, "request failed inside the router"),
   });
-  // One count of failed authentications per client address, for every place that checks a credential.
-  const authLimiter = new AuthFailureLimiter({ perMinute: config.limits.authFailuresPerMinute });
   const app = createApp({
     dispatcher,
     service,

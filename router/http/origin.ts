@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Request } from "express";
 import type { Express } from "express";
 
@@ -72,9 +73,10 @@ export function requestOrigin(req: Request): string | undefined {
  * The client's address for per-address limits: the socket's peer; with trustProxy, the last X-Forwarded-For
  * hop (the one the proxy itself appended; earlier entries are whatever the client chose to send).
  */
-export function clientAddress(req: Request, trustProxy: boolean): string {
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
-    const hops = req.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean);
+    const header = req.headers["x-forwarded-for"];
+    const hops = (Array.isArray(header) ? header.join(",") : header)?.split(",").map((s) => s.trim()).filter(Boolean);
     if (hops?.length) return hops[hops.length - 1]!;
   }
   return req.socket?.remoteAddress ?? "unknown";
