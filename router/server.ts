@@ -47,7 +47,7 @@ export interface RouterOptions {
   /** Shared schema registry (compiled once); one is made when absent. */
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
-  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents">;
+  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents" | "streamBufferBytes">;
 }
 
 /** A running router. */
@@ -137,7 +137,15 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       push.notify(events);
     },
   };
-  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, observer });
+  engine = new TaskEngine({
+    streamBufferBytes: config.limits.streamBufferBytes,
+    ...options.tuning,
+    store,
+    agents,
+    logger,
+    taskTimeoutMs: config.taskTimeoutMs,
+    observer,
+  });
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;

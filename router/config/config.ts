@@ -17,7 +17,11 @@ export interface RouterConfig {
   apiKeys: string[];
   taskTimeoutMs: number;
   heartbeatMs: number;
-  limits: { maxBodyBytes: number };
+  limits: {
+    maxBodyBytes: number;
+    /** Bytes one SSE stream may hold (CONTRACT 12): past it a stalled stream is served from the log, by pages this size. */
+    streamBufferBytes: number;
+  };
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
@@ -40,7 +44,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760 },
+  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576 },
   eliza: { plugins: [] },
   allowOpen: false,
 };

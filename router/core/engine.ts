@@ -19,6 +19,7 @@ import {
   type TaskStatus,
 } from "./model.js";
 import type { TaskStore } from "./store.js";
+import { eventBytes } from "./event-bytes.js";
 import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
 import { applyArtifact, withTimestamp } from "./task-state.js";
 
@@ -35,8 +36,13 @@ export interface EngineOptions {
   logger: Logger;
   /** A turn that has not ended after this long is failed. */
   taskTimeoutMs: number;
-  /** Events a live stream may hold before it falls back to reading the log. */
+  /** Events a live stream may hold before it falls back to reading the log (a guard; bytes are the bound). */
   subscriberCapacity?: number;
+  /**
+   * Bytes (events' JSON) a live stream may hold before it falls back to reading the log, and the most a page
+   * read from the log holds (CONTRACT 12 `limits.streamBufferBytes`).
+   */
+  streamBufferBytes?: number;
   /** Uncommitted events above which the engine waits for the store before reading the agent further. */
   maxPendingEvents?: number;
   /** Events read from the log per page when a stream catches up. */
@@ -44,7 +50,12 @@ export interface EngineOptions {
   observer?: EngineObserver;
 }
 
-const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
+/**
+ * The event-count guard is far above what one store commit fans out (thousands of small events per tick on a
+ * fast agent): a lower one made fast streams overflow every tick and re-read, re-parse and re-render each
+ * event from the log. Memory is bounded by streamBufferBytes instead.
+ */
+const DEFAULTS = { subscriberCapacity: 65_536, streamBufferBytes: 1_048_576, maxPendingEvents: 10_000, logPageSize: 256 };
 /** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
 const CANCEL_GRACE_MS = 2000;
 /** How long shutdown waits for agents to take the cancels of the turns it failed. */
@@ -99,6 +110,14 @@ export class TaskEngine {
   #log: Logger;
   #closing = false;
   #fallbacks = 0;
+  /** Events read from the log that some stream may still hold, by task and seq (see #readPage). */
+  #kept = new Map<string, Map<number, WeakRef<LoggedEvent>>>();
+  #keptGone = new FinalizationRegistry<{ taskId: string; seq: number; ref: WeakRef<LoggedEvent> }>(({ taskId, seq, ref }) => {
+    const map = this.#kept.get(taskId);
+    if (map?.get(seq) !== ref) return;
+    map.delete(seq);
+    if (map.size === 0) this.#kept.delete(taskId);
+  });
   /** Task ids whose turn is being set up (between the request and the task's first store write). */
   #starting = new Set<string>();
 
@@ -281,28 +300,40 @@ export class TaskEngine {
    * a live stream ends with its turn. A reader that falls behind transparently switches back to the log.
    */
   async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent> {
+    for await (const batch of this.eventBatches(taskId, afterSeq, signal)) yield* batch;
+  }
+
+  /**
+   * `events` in batches, for transports: a page of the log (at most logPageSize events and about
+   * streamBufferBytes bytes), or what one live stream collected since it last took. A stream writes a
+   * batch in one go: per-event awaits and socket writes were most of a fast relay's cost.
+   */
+  async *eventBatches(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<LoggedEvent[]> {
     let cursor = afterSeq;
     const { store } = this.#opts;
     for (;;) {
       if (signal?.aborted) return;
-      const page = await store.readEvents(taskId, cursor, this.#opts.logPageSize);
+      // Pages are bounded in bytes as well as in events, so catching up on large events holds no more than
+      // a live stream may (CONTRACT 12).
+      const page = await this.#readPage(taskId, cursor);
       // A log must go cursor+1, cursor+2, ...: anything else (a store written by two routers) would repeat
       // or loop forever, so it ends the stream loudly instead.
-      if (page.length > 0 && page[0]!.seq !== cursor + 1) {
-        this.#log.error({ task: taskId, after: cursor, got: page[0]!.seq }, "task log is not contiguous; ending the stream");
-        return;
-      }
       for (let i = 0; i < page.length; i++) {
         const event = page[i]!;
-        if (i > 0 && event.seq !== page[i - 1]!.seq + 1) {
-          this.#log.error({ task: taskId, after: page[i - 1]!.seq, got: event.seq }, "task log is not contiguous; ending the stream");
+        if (event.seq !== (i === 0 ? cursor : page[i - 1]!.seq) + 1) {
+          if (i > 0) yield page.slice(0, i);
+          this.#log.error({ task: taskId, after: i === 0 ? cursor : page[i - 1]!.seq, got: event.seq }, "task log is not contiguous; ending the stream");
           return;
         }
-        yield event;
-        cursor = event.seq;
-        if (isTurnEnd(event) && i === page.length - 1 && !(await this.#continuesAfter(taskId, event.seq))) return;
       }
-      if (page.length === this.#opts.logPageSize) continue;
+      if (page.length > 0) {
+        yield page;
+        const last = page[page.length - 1]!;
+        cursor = last.seq;
+        if (isTurnEnd(last) && !(await this.#continuesAfter(taskId, last.seq))) return;
+        // A page may be short because of its byte bound, not because the log ended: read on until empty.
+        continue;
+      }
       const live = this.#live.get(taskId);
       if (!live) {
         // The turn may have ended (and left #live) while we read: its final event is in the log then.
@@ -310,24 +341,71 @@ export class TaskEngine {
         return;
       }
       if (live.committedSeq !== cursor) continue;
-      const sub = new Subscriber(this.#opts.subscriberCapacity);
+      const sub = new Subscriber(this.#opts.subscriberCapacity, this.#heldBytes());
       live.subscribers.add(sub);
       try {
         for (;;) {
-          const next = await sub.next(signal);
-          if (next === CLOSED) return;
-          if (next === OVERFLOW) {
+          const got = await sub.take(signal);
+          if (got === CLOSED) return;
+          if (got === OVERFLOW) {
             this.#fallbacks++;
             break;
           }
-          yield next;
-          cursor = next.seq;
-          if (isTurnEnd(next)) return;
+          const end = got.findIndex(isTurnEnd);
+          if (end >= 0) {
+            yield end === got.length - 1 ? got : got.slice(0, end + 1);
+            return;
+          }
+          yield got;
+          cursor = got[got.length - 1]!.seq;
         }
       } finally {
         live.subscribers.delete(sub);
       }
     }
+  }
+
+  /**
+   * A page of the log after `cursor` (at most logPageSize events and streamBufferBytes bytes). Streams that
+   * fell behind together (a fan-out to many slow readers) read the same events, at cursors of their own: an
+   * event read from the log is kept, weakly, by task and seq, and handed to every stream that asks for it
+   * while anyone still holds it, so it is parsed, rendered and encoded once, not once per stream. The log
+   * is append-only, so a kept event is the logged one.
+   */
+  async #readPage(taskId: string, cursor: number): Promise<LoggedEvent[]> {
+    const { logPageSize } = this.#opts;
+    const streamBufferBytes = this.#heldBytes();
+    const kept = this.#kept.get(taskId);
+    const page: LoggedEvent[] = [];
+    let bytes = 0;
+    for (let seq = cursor + 1; kept && page.length < logPageSize; seq++) {
+      const event = kept.get(seq)?.deref();
+      if (!event) break;
+      const size = eventBytes(event);
+      if (page.length > 0 && bytes + size > streamBufferBytes) return page;
+      page.push(event);
+      bytes += size;
+    }
+    if (page.length > 0) return page;
+    const read = await this.#opts.store.readEvents(taskId, cursor, logPageSize, streamBufferBytes);
+    if (read.length > 0) {
+      let map = this.#kept.get(taskId);
+      if (!map) this.#kept.set(taskId, (map = new Map()));
+      for (const event of read) {
+        const ref = new WeakRef(event);
+        map.set(event.seq, ref);
+        this.#keptGone.register(event, { taskId, seq: event.seq, ref });
+      }
+    }
+    return read;
+  }
+
+  /**
+   * The bytes of events a stream may hold at once: half its budget, because while a stream writes an event
+   * it holds it twice, parsed and rendered for its socket (CONTRACT 12 bounds the total).
+   */
+  #heldBytes(): number {
+    return Math.max(1, Math.floor(this.#opts.streamBufferBytes / 2));
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */

@@ -10,7 +10,7 @@ import { parseLastEventId } from "../sse/format.js";
 import { failure, success, type RpcId, type RpcResponse } from "./envelope.js";
 import { RpcError, toRpcError } from "./errors.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
-import { eventFrame, valueFrame } from "./stream-render.js";
+import { eventFrame, eventFrames, valueFrame, type FrameChunk } from "./stream-render.js";
 
 /** Per-call facts from the transport. */
 export interface CallContext {
@@ -45,7 +45,7 @@ export interface DispatcherDeps {
 
 export type DispatchResult =
   | { kind: "json"; body: RpcResponse | RpcResponse[] | undefined }
-  | { kind: "stream"; frames: AsyncIterable<string> };
+  | { kind: "stream"; frames: AsyncIterable<FrameChunk> };
 
 const STREAMING = new Set(["stream", "resubscribe"]);
 
@@ -117,7 +117,7 @@ export class Dispatcher {
     params: unknown,
     id: RpcId,
     ctx: CallContext,
-  ): Promise<{ kind: "value"; value: unknown } | { kind: "stream"; frames: AsyncIterable<string> }> {
+  ): Promise<{ kind: "value"; value: unknown } | { kind: "stream"; frames: AsyncIterable<FrameChunk> }> {
     const { engine } = this.#deps;
     switch (operation) {
       case "send": {
@@ -239,12 +239,13 @@ export class Dispatcher {
     taskId: string,
     afterSeq: number | null,
     signal?: AbortSignal,
-  ): AsyncGenerator<string> {
+  ): AsyncGenerator<FrameChunk> {
     yield* opening;
     for (const e of snapshot) yield eventFrame(dialect, id, e);
     if (afterSeq === null) return;
-    // The engine decides where a stream ends (after a turn's last event that nothing follows).
-    for await (const event of this.#deps.engine.events(taskId, afterSeq, signal)) yield eventFrame(dialect, id, event as LoggedEvent);
+    // The engine decides where a stream ends (after a turn's last event that nothing follows). A batch (a
+    // log page, or what arrived since the stream last took) becomes one string: one socket write for it.
+    for await (const batch of this.#deps.engine.eventBatches(taskId, afterSeq, signal)) yield eventFrames(dialect, id, batch);
   }
 
   #pickAgent(pathAgentId: string | undefined, metadata: Record<string, unknown>): AgentConnector {

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, TaskStore } from "../core/store.js";
+import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, statusMs, timeMs } from "./common.js";
 
 const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
@@ -123,7 +124,8 @@ export class SqliteStore implements TaskStore {
   async commit(batch: CommitBatch): Promise<void> {
     // Serialize first: a batch that cannot be serialized fails before the transaction starts.
     const tasks = batch.tasks.map((t): [Task, string] => [t, JSON.stringify(t)]);
-    const events = batch.events.map((e): [LoggedEvent, string] => [e, JSON.stringify(e)]);
+    // eventJson: the live streams that get these events count them by this same JSON, serialized once.
+    const events = batch.events.map((e): [LoggedEvent, string] => [e, eventJson(e)]);
     this.#commit(tasks, events);
   }
 
@@ -132,10 +134,21 @@ export class SqliteStore implements TaskStore {
     return row && (JSON.parse(row.json) as Task);
   }
 
-  async readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+  async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
-    return parseRows<LoggedEvent>(this.#stmt.readEvents.all(taskId, afterSeq, limit));
+    if (maxBytes === undefined) return parseRows<LoggedEvent>(this.#stmt.readEvents.all(taskId, afterSeq, limit));
+    // Row by row, so rows past the byte budget are never even read into memory.
+    const out: LoggedEvent[] = [];
+    let bytes = 0;
+    for (const row of this.#stmt.readEvents.iterate(taskId, afterSeq, limit)) {
+      if (out.length > 0 && bytes + row.json.length > maxBytes) break;
+      bytes += row.json.length;
+      const event = JSON.parse(row.json) as LoggedEvent;
+      noteEventBytes(event, row.json.length);
+      out.push(event);
+    }
+    return out;
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
