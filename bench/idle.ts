@@ -35,7 +35,7 @@ async function perStream(child: Child, resubscribe: boolean, tag: string): Promi
     const after = child.rssKb();
     let pings = 0;
     const probe = streams[streams.length - 1]!.res!;
-    probe.on("data", (c: string) => (pings += c.split(": ping").length - 1));
+    probe.on("data", (c: Buffer | string) => (pings += String(c).split(": ping").length - 1));
     await sleep(HEARTBEAT_MS + 200);
     return { kb: (after - before) / STREAMS, pings };
   } finally {

@@ -19,7 +19,7 @@ import {
   type TaskStatus,
 } from "./model.js";
 import type { TaskStore } from "./store.js";
-import { eventBytes } from "./event-bytes.js";
+import { SharedLog } from "./shared-log.js";
 import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
 import { applyArtifact, withTimestamp } from "./task-state.js";
 
@@ -110,14 +110,8 @@ export class TaskEngine {
   #log: Logger;
   #closing = false;
   #fallbacks = 0;
-  /** Events read from the log that some stream may still hold, by task and seq (see #readPage). */
-  #kept = new Map<string, Map<number, WeakRef<LoggedEvent>>>();
-  #keptGone = new FinalizationRegistry<{ taskId: string; seq: number; ref: WeakRef<LoggedEvent> }>(({ taskId, seq, ref }) => {
-    const map = this.#kept.get(taskId);
-    if (map?.get(seq) !== ref) return;
-    map.delete(seq);
-    if (map.size === 0) this.#kept.delete(taskId);
-  });
+  /** Log pages for streams catching up, shared by streams that read the same events (see SharedLog). */
+  #pages: SharedLog;
   /** Task ids whose turn is being set up (between the request and the task's first store write). */
   #starting = new Set<string>();
 
@@ -125,6 +119,7 @@ export class TaskEngine {
     this.#opts = { ...DEFAULTS, ...options };
     this.#log = options.logger;
     this.#commits = new CommitQueue(options.store, (events) => this.#fanOut(events), options.logger);
+    this.#pages = new SharedLog(options.store);
   }
 
   get store(): TaskStore {
@@ -315,7 +310,7 @@ export class TaskEngine {
       if (signal?.aborted) return;
       // Pages are bounded in bytes as well as in events, so catching up on large events holds no more than
       // a live stream may (CONTRACT 12).
-      const page = await this.#readPage(taskId, cursor);
+      const page = await this.#pages.read(taskId, cursor, this.#opts.logPageSize, this.#heldBytes());
       // A log must go cursor+1, cursor+2, ...: anything else (a store written by two routers) would repeat
       // or loop forever, so it ends the stream loudly instead.
       for (let i = 0; i < page.length; i++) {
@@ -363,41 +358,6 @@ export class TaskEngine {
         live.subscribers.delete(sub);
       }
     }
-  }
-
-  /**
-   * A page of the log after `cursor` (at most logPageSize events and streamBufferBytes bytes). Streams that
-   * fell behind together (a fan-out to many slow readers) read the same events, at cursors of their own: an
-   * event read from the log is kept, weakly, by task and seq, and handed to every stream that asks for it
-   * while anyone still holds it, so it is parsed, rendered and encoded once, not once per stream. The log
-   * is append-only, so a kept event is the logged one.
-   */
-  async #readPage(taskId: string, cursor: number): Promise<LoggedEvent[]> {
-    const { logPageSize } = this.#opts;
-    const streamBufferBytes = this.#heldBytes();
-    const kept = this.#kept.get(taskId);
-    const page: LoggedEvent[] = [];
-    let bytes = 0;
-    for (let seq = cursor + 1; kept && page.length < logPageSize; seq++) {
-      const event = kept.get(seq)?.deref();
-      if (!event) break;
-      const size = eventBytes(event);
-      if (page.length > 0 && bytes + size > streamBufferBytes) return page;
-      page.push(event);
-      bytes += size;
-    }
-    if (page.length > 0) return page;
-    const read = await this.#opts.store.readEvents(taskId, cursor, logPageSize, streamBufferBytes);
-    if (read.length > 0) {
-      let map = this.#kept.get(taskId);
-      if (!map) this.#kept.set(taskId, (map = new Map()));
-      for (const event of read) {
-        const ref = new WeakRef(event);
-        map.set(event.seq, ref);
-        this.#keptGone.register(event, { taskId, seq: event.seq, ref });
-      }
-    }
-    return read;
   }
 
   /**

@@ -21,6 +21,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
     let body: unknown;
     try {
       body = JSON.parse(typeof req.body === "string" ? req.body : "");
+      // A stream keeps its request for its whole life: the raw text is not needed once parsed.
+      req.body = undefined;
     } catch (err) {
       res.status(200).json(failure(null, RpcError.parse((err as Error).message).toJSON()));
       return;
@@ -44,12 +46,15 @@ export function rpcHandler(deps: RpcRouteDeps) {
       else res.status(200).json(result.body);
       return;
     }
+    body = undefined;
     const writer = new SseWriter(res, deps.heartbeatMs);
     writer.open();
     deps.metrics.sseStreams.inc();
     try {
-      for await (const frame of result.frames) {
-        if (!writer.write(frame)) await writer.drained();
+      for await (let frame of result.frames) {
+        const ok = writer.write(frame);
+        frame = ""; // not kept while the stream waits (idle streams are mostly what they keep)
+        if (!ok) await writer.drained();
         if (writer.closed) break;
       }
     } catch (err) {

@@ -240,8 +240,13 @@ export class Dispatcher {
     afterSeq: number | null,
     signal?: AbortSignal,
   ): AsyncGenerator<FrameChunk> {
-    yield* opening;
-    for (const e of snapshot) yield eventFrame(dialect, id, e);
+    // One combined write for the opening, and nothing of it kept afterwards: a stream lives long (idle
+    // streams are mostly what they keep), and the snapshot's events and frames are needed only once.
+    let first = opening.join("");
+    for (const e of snapshot) first += eventFrame(dialect, id, e);
+    opening = snapshot = [];
+    if (first) yield first;
+    first = "";
     if (afterSeq === null) return;
     // The engine decides where a stream ends (after a turn's last event that nothing follows). A batch (a
     // log page, or what arrived since the stream last took) becomes one string: one socket write for it.
