@@ -4,7 +4,7 @@
  * Only loopback addresses are used.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,11 +74,20 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
 }
 
 /** The router as a real process: bench/router-main.js of ROUTER_DIST (serve plus the hosted bench agents). */
-export function startRouter(opts: { store?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Child> {
-  const args = ["--store", opts.store ?? process.env.BENCH_STORE ?? "sqlite:" + tmpDb()];
+export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Child> {
+  const db = opts.store ?? process.env.BENCH_STORE ? undefined : tmpDb();
+  const args = ["--store", opts.store ?? process.env.BENCH_STORE ?? "sqlite:" + db];
   // BENCH_ROUTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every router the bench starts.
   const nodeArgs = opts.nodeArgs ?? (process.env.BENCH_ROUTER_NODE_ARGS?.split(" ").filter(Boolean) ?? []);
-  return startChild(join(ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
+  const child = await startChild(join(ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
+  if (!db) return child;
+  // The bench's own database files go with their router.
+  const stop = child.stop;
+  child.stop = async () => {
+    await stop();
+    for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.pid`]) rmSync(f, { force: true });
+  };
+  return child;
 }
 
 export function startBridge(env: NodeJS.ProcessEnv = {}): Promise<Child> {
