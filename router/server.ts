@@ -59,7 +59,7 @@ export interface RouterOptions {
   /** Shared schema registry (compiled once); one is made when absent. */
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
-  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents">;
+  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents" | "streamBufferBytes">;
   /** Upstream agent options beyond the config (tests: a short retry backoff). */
   upstream?: HttpAgentOptions;
 }
@@ -179,7 +179,17 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       push.notify(events);
     },
   };
-  engine = new TaskEngine({ ...options.tuning, store, agents, logger, taskTimeoutMs: config.taskTimeoutMs, commitRetryMs: config.limits.commitRetryMs, observer, ...(cluster && { cluster }) });
+  engine = new TaskEngine({
+    streamBufferBytes: config.limits.streamBufferBytes,
+    ...options.tuning,
+    store,
+    agents,
+    logger,
+    taskTimeoutMs: config.taskTimeoutMs,
+    commitRetryMs: config.limits.commitRetryMs,
+    observer,
+    ...(cluster && { cluster }),
+  });
   await engine.recover();
 
   const noTokens = Object.keys(config.hub.tokens).length === 0;

@@ -26,6 +26,8 @@ export interface RouterConfig {
   heartbeatMs: number;
   limits: {
     maxBodyBytes: number;
+    /** Bytes one SSE stream may hold (CONTRACT 12): past it a stalled stream is served from the log, by pages this size. */
+    streamBufferBytes: number;
     /** An upstream agent's SSE stream silent (no event, no comment) this long fails its task. */
     upstreamIdleMs: number;
     /** A task whose updates the store keeps refusing this long is failed (the other tasks are not held up). */
@@ -83,7 +85,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
   metrics: { public: false },
   cors: { origins: [] },
   push: { allowPrivateUrls: false },

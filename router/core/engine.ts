@@ -21,6 +21,7 @@ import {
   type TaskStatus,
 } from "./model.js";
 import type { TaskStore } from "./store.js";
+import { SharedLog } from "./shared-log.js";
 import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
 import { applyArtifact, withTimestamp } from "./task-state.js";
 
@@ -37,8 +38,13 @@ export interface EngineOptions {
   logger: Logger;
   /** A turn that has not ended after this long is failed. */
   taskTimeoutMs: number;
-  /** Events a live stream may hold before it falls back to reading the log. */
+  /** Events a live stream may hold before it falls back to reading the log (a guard; bytes are the bound). */
   subscriberCapacity?: number;
+  /**
+   * Bytes (events' JSON) a live stream may hold before it falls back to reading the log, and the most a page
+   * read from the log holds (CONTRACT 12 `limits.streamBufferBytes`).
+   */
+  streamBufferBytes?: number;
   /** Uncommitted events above which the engine waits for the store before reading the agent further. */
   maxPendingEvents?: number;
   /** Events read from the log per page when a stream catches up. */
@@ -58,7 +64,12 @@ export interface EngineOptions {
   cluster?: EngineCluster;
 }
 
-const DEFAULTS = { subscriberCapacity: 512, maxPendingEvents: 10_000, logPageSize: 256 };
+/**
+ * The event-count guard is far above what one store commit fans out (thousands of small events per tick on a
+ * fast agent): a lower one made fast streams overflow every tick and re-read, re-parse and re-render each
+ * event from the log. Memory is bounded by streamBufferBytes instead.
+ */
+const DEFAULTS = { subscriberCapacity: 65_536, streamBufferBytes: 1_048_576, maxPendingEvents: 10_000, logPageSize: 256 };
 /** JavaScript's own error types: thrown by bugs, not by a connector that means to report a failure. */
 const BUG_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 /** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
@@ -121,6 +132,8 @@ export class TaskEngine {
   #log: Logger;
   #closing = false;
   #fallbacks = 0;
+  /** Log pages for streams catching up, shared by streams that read the same events (see SharedLog). */
+  #pages: SharedLog;
   /** Task ids whose turn is being set up (between the request and the task's first store write). */
   #starting = new Set<string>();
   /**
@@ -139,6 +152,7 @@ export class TaskEngine {
       onFenced: (ids) => this.#fenced(ids),
       ...(options.commitRetryMs !== undefined && { retryMs: options.commitRetryMs }),
     });
+    this.#pages = new SharedLog(options.store);
   }
 
   get store(): TaskStore {
@@ -459,28 +473,40 @@ export class TaskEngine {
    * a live stream ends with its turn. A reader that falls behind transparently switches back to the log.
    */
   async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    for await (const batch of this.eventBatches(taskId, afterSeq, signal)) yield* batch;
+  }
+
+  /**
+   * `events` in batches, for transports: a page of the log (at most logPageSize events and about
+   * streamBufferBytes bytes), or what one live stream collected since it last took. A stream writes a
+   * batch in one go: per-event awaits and socket writes were most of a fast relay's cost.
+   */
+  async *eventBatches(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent[]> {
     let cursor = afterSeq;
     const { store } = this.#opts;
     for (;;) {
       if (signal?.aborted) return;
-      const page = await store.readEvents(taskId, cursor, this.#opts.logPageSize);
+      // Pages are bounded in bytes as well as in events, so catching up on large events holds no more than
+      // a live stream may (CONTRACT 12).
+      const page = await this.#pages.read(taskId, cursor, this.#opts.logPageSize, this.#heldBytes());
       // A log must go cursor+1, cursor+2, ...: anything else (a store written by two routers) would repeat
       // or loop forever, so it ends the stream loudly instead.
-      if (page.length > 0 && page[0]!.seq !== cursor + 1) {
-        this.#log.error({ task: taskId, after: cursor, got: page[0]!.seq }, "task log is not contiguous; ending the stream");
-        return;
-      }
       for (let i = 0; i < page.length; i++) {
         const event = page[i]!;
-        if (i > 0 && event.seq !== page[i - 1]!.seq + 1) {
-          this.#log.error({ task: taskId, after: page[i - 1]!.seq, got: event.seq }, "task log is not contiguous; ending the stream");
+        if (event.seq !== (i === 0 ? cursor : page[i - 1]!.seq) + 1) {
+          if (i > 0) yield page.slice(0, i);
+          this.#log.error({ task: taskId, after: i === 0 ? cursor : page[i - 1]!.seq, got: event.seq }, "task log is not contiguous; ending the stream");
           return;
         }
-        yield event;
-        cursor = event.seq;
-        if (isTurnEnd(event) && i === page.length - 1 && !(await this.#continuesAfter(taskId, event.seq))) return;
       }
-      if (page.length === this.#opts.logPageSize) continue;
+      if (page.length > 0) {
+        yield page;
+        const last = page[page.length - 1]!;
+        cursor = last.seq;
+        if (isTurnEnd(last) && !(await this.#continuesAfter(taskId, last.seq))) return;
+        // A page may be short because of its byte bound, not because the log ended: read on until empty.
+        continue;
+      }
       const live = this.#live.get(taskId);
       if (!live) {
         // The turn may have ended (and left #live) while we read: its final event is in the log then.
@@ -489,7 +515,7 @@ export class TaskEngine {
         const failed = this.#unstored.get(taskId);
         if (failed) {
           const task = await store.getTask(taskId);
-          if (task) yield unstoredFailure(task, failed);
+          if (task) yield [unstoredFailure(task, failed)];
           return;
         }
         // Or it runs on another instance: wait for that instance's next append, then read the log again.
@@ -502,19 +528,24 @@ export class TaskEngine {
         return;
       }
       if (live.committedSeq !== cursor) continue;
-      const sub = new Subscriber(this.#opts.subscriberCapacity);
+      const sub = new Subscriber(this.#opts.subscriberCapacity, this.#heldBytes());
       live.subscribers.add(sub);
       try {
         for (;;) {
-          const next = await sub.next(signal);
-          if (next === CLOSED) return;
-          if (next === OVERFLOW) {
+          const got = await sub.take(signal);
+          if (got === CLOSED) return;
+          if (got === OVERFLOW) {
             this.#fallbacks++;
             break;
           }
-          yield next;
-          if (next.seq === undefined || isTurnEnd(next)) return;
-          cursor = next.seq;
+          // A batch ends at the turn's end, or at a failure that could not be logged (no seq).
+          const end = got.findIndex((e) => e.seq === undefined || isTurnEnd(e));
+          if (end >= 0) {
+            yield end === got.length - 1 ? got : got.slice(0, end + 1);
+            return;
+          }
+          yield got;
+          cursor = got[got.length - 1]!.seq!;
         }
       } finally {
         live.subscribers.delete(sub);
@@ -532,6 +563,14 @@ export class TaskEngine {
     if (!task) return undefined;
     if (task.lastSeq > cursor) return "appended";
     return !TURN_END_STATES.has(task.status.state) && !this.#live.has(taskId) ? "running" : undefined;
+  }
+
+  /**
+   * The bytes of events a stream may hold at once: half its budget, because while a stream writes an event
+   * it holds it twice, parsed and rendered for its socket (CONTRACT 12 bounds the total).
+   */
+  #heldBytes(): number {
+    return Math.max(1, Math.floor(this.#opts.streamBufferBytes / 2));
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */

@@ -68,8 +68,11 @@ export interface TaskStore {
    */
   commit(batch: CommitBatch): Promise<CommitResult | void>;
   getTask(id: string): Promise<Task | undefined>;
-  /** Events with seq > afterSeq, ascending, at most `limit`. */
-  readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]>;
+  /**
+   * Events with seq > afterSeq, ascending, at most `limit`; with `maxBytes`, also no more than fit in that
+   * many bytes of their stored JSON, but always at least one (a stream catching up reads by bytes, CONTRACT 12).
+   */
+  readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]>;
   /** Newest `updatedAt` first, ties by id descending (ids compared by code point, as UTF-8 bytes sort). */
   listTasks(query: ListTasksQuery): Promise<Task[]>;
   /** How many tasks match the filters, over all pages (a listing's `totalSize`). */

@@ -1,3 +1,4 @@
+import { eventBytes } from "./event-bytes.js";
 import type { StreamEvent } from "./model.js";
 
 /** Signals that a subscriber fell too far behind and must re-read from the log. */
@@ -7,32 +8,44 @@ export const CLOSED = Symbol("closed");
 
 /**
  * One live stream's bounded buffer between the fan-out and the socket. The fan-out never waits on it:
- * when the buffer is full the subscriber drops its buffer and reports OVERFLOW, and its reader falls back
- * to the durable log, so a slow client costs at most `capacity` events of memory and loses nothing.
+ * when the buffer would pass its bound the subscriber drops its buffer and reports OVERFLOW, and its reader
+ * falls back to the durable log, so a slow client costs at most `maxBytes` (CONTRACT 12
+ * `limits.streamBufferBytes`) and at most `capacity` events of memory, whatever the events' sizes, and
+ * loses nothing. Bytes are what bound memory; the event count only guards against many tiny events.
  */
 export class Subscriber {
   #buffer: StreamEvent[] = [];
-  #head = 0;
+  #bytes = 0;
   #overflowed = false;
   #wake: (() => void) | undefined;
   readonly capacity: number;
+  readonly maxBytes: number;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
   }
 
   get depth(): number {
-    return this.#buffer.length - this.#head;
+    return this.#buffer.length;
+  }
+
+  /** Bytes held (the buffered events' JSON). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   push(event: StreamEvent): void {
     if (this.#overflowed) return;
-    if (this.depth >= this.capacity) {
+    const size = eventBytes(event);
+    if (this.#buffer.length >= this.capacity || this.#bytes + size > this.maxBytes) {
+      // Even an empty buffer refuses an event larger than the bound: the log serves it, in a page of its own.
       this.#overflowed = true;
       this.#buffer = [];
-      this.#head = 0;
+      this.#bytes = 0;
     } else {
       this.#buffer.push(event);
+      this.#bytes += size;
     }
     this.#wakeUp();
   }
@@ -41,21 +54,23 @@ export class Subscriber {
   fallBack(): void {
     this.#overflowed = true;
     this.#buffer = [];
-    this.#head = 0;
+    this.#bytes = 0;
     this.#wakeUp();
   }
 
-  async next(signal?: AbortSignal): Promise<StreamEvent | typeof OVERFLOW | typeof CLOSED> {
+  /**
+   * Everything buffered, in order, once there is something: one await per fan-out batch rather than per
+   * event, so a stream costs one wake-up and one socket write per store commit however many events it held.
+   */
+  async take(signal?: AbortSignal): Promise<StreamEvent[] | typeof OVERFLOW | typeof CLOSED> {
     for (;;) {
       if (signal?.aborted) return CLOSED;
       if (this.#overflowed) return OVERFLOW;
-      if (this.#head < this.#buffer.length) {
-        const event = this.#buffer[this.#head++]!;
-        if (this.#head === this.#buffer.length) {
-          this.#buffer = [];
-          this.#head = 0;
-        }
-        return event;
+      if (this.#buffer.length > 0) {
+        const events = this.#buffer;
+        this.#buffer = [];
+        this.#bytes = 0;
+        return events;
       }
       await new Promise<void>((resolve) => {
         const onAbort = () => resolve();
@@ -67,6 +82,19 @@ export class Subscriber {
       });
       this.#wake = undefined;
     }
+  }
+
+  /** The next event (one at a time; `take` is the batch form). */
+  async next(signal?: AbortSignal): Promise<StreamEvent | typeof OVERFLOW | typeof CLOSED> {
+    const got = await this.take(signal);
+    if (typeof got === "symbol") return got;
+    const [first, ...rest] = got;
+    if (rest.length > 0) {
+      // Put the rest back in front (nothing can have been pushed between take and here: same tick).
+      this.#buffer = rest.concat(this.#buffer);
+      for (const e of rest) this.#bytes += eventBytes(e);
+    }
+    return first!;
   }
 
   #wakeUp(): void {

@@ -23,6 +23,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
     let body: unknown;
     try {
       body = JSON.parse(typeof req.body === "string" ? req.body : "");
+      // A stream keeps its request for its whole life: the raw text is not needed once parsed.
+      req.body = undefined;
     } catch {
       // JSON.parse's own text names JavaScript internals; the client only needs to know the body is not JSON.
       res.status(200).json(failure(null, RpcError.parse("the body is not valid JSON").toJSON()));
@@ -48,6 +50,7 @@ export function rpcHandler(deps: RpcRouteDeps) {
       else res.status(200).json(result.body);
       return;
     }
+    body = undefined;
     const writer = new SseWriter(res, deps.heartbeatMs);
     writer.open();
     deps.metrics.sseStreams.inc();

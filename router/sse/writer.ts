@@ -28,11 +28,19 @@ export class SseWriter {
     this.#armHeartbeat();
   }
 
-  /** Writes a preformatted frame; false means the socket buffer is full: await `drained()`. */
-  write(frame: string): boolean {
+  /**
+   * Writes preformatted frames (a string, or pieces sent back to back in one writev); false means the
+   * socket buffer is full: await `drained()`.
+   */
+  write(frame: string | ReadonlyArray<string | Uint8Array>): boolean {
     if (this.#closed) return false;
     this.#armHeartbeat();
-    return this.#res.write(frame);
+    if (typeof frame === "string") return this.#res.write(frame);
+    this.#res.cork();
+    let ok = true;
+    for (const piece of frame) ok = this.#res.write(piece) && ok;
+    this.#res.uncork();
+    return ok;
   }
 
   /** Resolves once the socket can take more, or the stream closed. */

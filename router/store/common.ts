@@ -139,3 +139,16 @@ export function planAppends<E extends { taskId: string; seq: number }>(
   }
   return appends;
 }
+
+/**
+ * How many of a page's events (given their JSON sizes, in order) fit in `maxBytes`: always at least one, so
+ * an event larger than the budget is still served, alone (readEvents' byte bound, CONTRACT 12).
+ */
+export function fitting(sizes: number[], maxBytes: number): number {
+  let bytes = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    if (i > 0 && bytes + sizes[i]! > maxBytes) return i;
+    bytes += sizes[i]!;
+  }
+  return sizes.length;
+}

@@ -1,6 +1,7 @@
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import {
+  fitting,
   checkCount,
   checkListQuery,
   isAfterCursor,
@@ -49,12 +50,14 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
     return task && structuredClone(task);
   }
 
-  async readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+  async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     const log = this.#events.get(taskId) ?? [];
     // seq n sits at index n-1 (commit keeps logs gap-free), so the events after afterSeq start at index afterSeq.
-    return structuredClone(log.slice(afterSeq, afterSeq + limit));
+    let page = log.slice(afterSeq, afterSeq + limit);
+    if (maxBytes !== undefined) page = page.slice(0, fitting(page.map((e) => JSON.stringify(e).length), maxBytes));
+    return structuredClone(page);
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {

@@ -7,9 +7,11 @@ import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js
 import { TURN_END_STATES } from "../core/model.js";
 import type { CommitBatch, CommitResult, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { ADD_MEMORY_LUA, CLAIM, CLAIM_OWNER_LUA, COMMIT_LUA, RELEASE_OWNER_LUA, type CommitScript } from "./redis-scripts.js";
+import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { silentLogger } from "../observability/logger.js";
 import { clusterKeys, type ClusterKeys, type CommitFence } from "./cluster-keys.js";
 import {
+  fitting,
   checkCount,
   checkListQuery,
   checkSeq,
@@ -185,7 +187,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
       let log = logs.get(e.taskId);
       if (!log) logs.set(e.taskId, (log = { seqs: [], jsons: [] }));
       log.seqs.push(String(e.seq));
-      log.jsons.push(JSON.stringify(e));
+      log.jsons.push(eventJson(e));
     }
     if (batch.tasks.length === 0 && logs.size === 0) return;
     for (const [taskId, { seqs, jsons }] of logs) argv.push(taskId, String(seqs.length), ...seqs, ...jsons);
@@ -203,13 +205,20 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     return json === null ? undefined : (JSON.parse(json) as Task);
   }
 
-  async readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+  async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     if (limit === 0) return [];
     // seq n sits at index n-1, so the events after afterSeq start at index afterSeq.
-    const jsons = await this.#redis.lrange(this.#key("events", taskId), afterSeq, afterSeq + limit - 1);
-    return jsons.map((json) => JSON.parse(json) as LoggedEvent);
+    let jsons = await this.#redis.lrange(this.#key("events", taskId), afterSeq, afterSeq + limit - 1);
+    // Trimmed before parsing: what is past the byte budget is dropped as strings, never built as objects.
+    if (maxBytes === undefined) return jsons.map((json) => JSON.parse(json) as LoggedEvent);
+    jsons = jsons.slice(0, fitting(jsons.map((j) => j.length), maxBytes));
+    return jsons.map((json) => {
+      const event = JSON.parse(json) as LoggedEvent;
+      noteEventBytes(event, json.length);
+      return event;
+    });
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
+import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { TERMINAL_STATE_LIST, checkCount, checkListQuery, continuesLog, pushConfigId, statusMs, timeMs } from "./common.js";
 
 const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
@@ -125,7 +126,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   async commit(batch: CommitBatch): Promise<void> {
     // Serialize first: a batch that cannot be serialized fails before the transaction starts.
     const tasks = batch.tasks.map((t): [Task, string] => [t, JSON.stringify(t)]);
-    const events = batch.events.map((e): [LoggedEvent, string] => [e, JSON.stringify(e)]);
+    // eventJson: the live streams that get these events count them by this same JSON, serialized once.
+    const events = batch.events.map((e): [LoggedEvent, string] => [e, eventJson(e)]);
     this.#commit(tasks, events);
   }
 
@@ -134,10 +136,21 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     return row && (JSON.parse(row.json) as Task);
   }
 
-  async readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+  async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
-    return parseRows<LoggedEvent>(this.#stmt.readEvents.all(taskId, afterSeq, limit));
+    if (maxBytes === undefined) return parseRows<LoggedEvent>(this.#stmt.readEvents.all(taskId, afterSeq, limit));
+    // Row by row, so rows past the byte budget are never even read into memory.
+    const out: LoggedEvent[] = [];
+    let bytes = 0;
+    for (const row of this.#stmt.readEvents.iterate(taskId, afterSeq, limit)) {
+      if (out.length > 0 && bytes + row.json.length > maxBytes) break;
+      bytes += row.json.length;
+      const event = JSON.parse(row.json) as LoggedEvent;
+      noteEventBytes(event, row.json.length);
+      out.push(event);
+    }
+    return out;
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
@@ -241,6 +254,12 @@ function openDatabase(path: string): Database.Database {
     db.pragma("journal_mode = WAL");
     // With WAL, NORMAL loses at most the last commits on power loss, never consistency; much faster.
     db.pragma("synchronous = NORMAL");
+    // Checkpoints are where a WAL database waits for the disk (copying the WAL into the file, two fsyncs), on
+    // the event loop: every stream stalls meanwhile. The task log only grows, so a checkpoint's copying grows
+    // with the pages written since the last one; smaller, more frequent checkpoints keep each stall short.
+    // Measured (bench latency scenario, p99 of live streams): 16000 pages 38-50 ms, SQLite's default 1000
+    // pages 7.6-9.5 ms, 250 pages 5.0-6.7 ms, 100 pages no better than 250.
+    db.pragma("wal_autocheckpoint = 250");
     // Take the lock now, whatever the pragmas did (a write lock, the only kind exclusive mode keeps).
     db.exec("BEGIN EXCLUSIVE; COMMIT");
     db.exec(SCHEMA);

@@ -1,0 +1,77 @@
+/**
+ * The request hop: `tasks/send` to the router's hosted echo (SQLite store) vs @a2a-js/sdk's own
+ * DefaultRequestHandler + express serving the same echo over `message/send`, closed loop at 1 and 50
+ * concurrent clients; then one stream of 1,000 events (`tasks/sendSubscribe` to the hosted `count` vs
+ * the SDK's `message/stream`).
+ */
+import { Agent } from "node:http";
+import { randomUUID } from "node:crypto";
+import { alternate, fmt, log, median, percentile, QUICK, rpcCall, sseRequest, startRouter, startSdkEcho, type Child, type Section } from "./lib.js";
+
+const SECONDS = Number(process.env.BENCH_HOP_SECONDS ?? (QUICK ? 1 : 3));
+const STREAM_EVENTS = 1000;
+
+const routerSend = (text: string) => ({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: randomUUID(), message: { role: "user", parts: [{ type: "text", text }] }, metadata: { agent: "echo" } } });
+const sdkMessage = (method: string, text: string) => ({ jsonrpc: "2.0", id: 1, method, params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }] } } });
+
+async function closedLoop(url: string, body: () => object, clients: number): Promise<{ rps: number; p99: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const lat: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        const r = (await rpcCall(url, body(), agent)) as { error?: { message: string } };
+        if (r.error) throw new Error(r.error.message);
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
+  const ms = performance.now() - t0;
+  agent.destroy();
+  return { rps: (lat.length / ms) * 1000, p99: percentile(lat, 99) };
+}
+
+export async function hop(): Promise<Section> {
+  const children: Record<string, Child> = { router: await startRouter(), sdk: await startSdkEcho() };
+  const url = (t: string) => (t === "router" ? children.router!.url + "/rpc" : children.sdk!.url + "/");
+  const body = (t: string) => () => (t === "router" ? routerSend("hello") : sdkMessage("message/send", "hello"));
+  const lines: string[] = [];
+  try {
+    for (const t of ["router", "sdk"]) await closedLoop(url(t), body(t), 10); // warm-up
+    for (const clients of [1, 50]) {
+      const res = await alternate(["router", "sdk"], (t) => closedLoop(url(t), body(t), clients));
+      const rps = (t: string) => median(res.get(t)!.map((x) => x.rps));
+      const p99 = (t: string) => median(res.get(t)!.map((x) => x.p99));
+      lines.push(
+        `${String(clients).padStart(2)} client(s): router ${fmt(rps("router"))} req/s p99 ${fmt(p99("router"), 2)} ms; sdk ${fmt(rps("sdk"))} req/s p99 ${fmt(p99("sdk"), 2)} ms: ${fmt(rps("router") / rps("sdk"), 2)}x its req/s, p99 ${fmt(p99("router") / p99("sdk"), 2)}x`,
+      );
+      log("  " + lines[lines.length - 1]);
+    }
+    const stream = async (t: string) => {
+      // One stream per round: the SDK takes seconds for one (its event bus is far slower than the router).
+      const reps = 1;
+      const rates: number[] = [];
+      for (let i = 0; i < reps; i++) {
+        const t0 = performance.now();
+        const req = t === "router" ? { ...routerSend(String(STREAM_EVENTS)), method: "tasks/sendSubscribe", params: { ...routerSend("").params, message: { role: "user", parts: [{ type: "text", text: String(STREAM_EVENTS) }] }, metadata: { agent: "count" } } } : sdkMessage("message/stream", `count:${STREAM_EVENTS}`);
+        const n = await sseRequest(url(t), req).done;
+        if (n < STREAM_EVENTS) throw new Error(`${t} streamed ${n} events`);
+        rates.push((n / (performance.now() - t0)) * 1000);
+      }
+      return median(rates);
+    };
+    await stream("router");
+    await stream("sdk");
+    const res = await alternate(["router", "sdk"], stream);
+    const r = median(res.get("router")!);
+    const s = median(res.get("sdk")!);
+    lines.push(`stream of ${STREAM_EVENTS} events: router ${fmt(r)} events/s, sdk ${fmt(s)} events/s: ${fmt(r / s, 2)}x`);
+    log("  " + lines[lines.length - 1]);
+  } finally {
+    for (const c of Object.values(children)) await c.stop();
+  }
+  return { title: `Request hop vs @a2a-js/sdk (DefaultRequestHandler + express, in-memory store; router on SQLite; target >= 1.5x, p99 no worse)`, lines };
+}

@@ -1,0 +1,70 @@
+/**
+ * Relay: one hub agent pushes working statuses as fast as its socket takes them; clients read them as
+ * SSE. Router (SQLite store) vs the bare ws -> SSE bridge, at 1 and at 100 concurrent streams.
+ */
+import { alternate, BenchAgent, cpuMs, fmt, log, median, QUICK, sendSubscribe, sseRequest, startBridge, startRouter, type Child, type Section } from "./lib.js";
+
+const TOTAL = Number(process.env.BENCH_RELAY_EVENTS ?? (QUICK ? 10_000 : 40_000));
+
+/** Pushes `n` statuses then the completion, yielding to the socket every 256 frames. */
+export async function pump(agent: BenchAgent, taskId: string, n: number, text: (i: number) => string = String): Promise<void> {
+  // Corked, so a burst leaves in one write instead of one syscall per frame: the load generator must not
+  // be what limits the bridge.
+  const socket = (agent.ws as unknown as { _socket: import("node:net").Socket })._socket;
+  for (let i = 1; i <= n; i++) {
+    if (i % 256 === 1) socket.cork();
+    agent.status(taskId, text(i));
+    if (i % 256 === 0) {
+      socket.uncork();
+      await agent.writable();
+    }
+  }
+  socket.uncork();
+  agent.complete(taskId);
+}
+
+export interface RelayResult {
+  eventsPerSec: number;
+  cpuPct: number;
+}
+
+/** Runs `streams` tasks of TOTAL/streams events each through `child`; events per second at the clients. */
+export async function relayOnce(child: Child, agent: BenchAgent, streams: number, tag: string, total = TOTAL): Promise<RelayResult> {
+  const per = Math.max(1, Math.floor(total / streams));
+  agent.onExecute = (taskId) => void pump(agent, taskId, per);
+  const cpu0 = cpuMs(child.pid);
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  const counts = await Promise.all(Array.from({ length: streams }, (_, i) => sseRequest(child.url + "/rpc", sendSubscribe(`${tag}-${i}`, "bench")).done));
+  const ms = performance.now() - t0;
+  const cpu = cpuMs(child.pid) - cpu0;
+  const self = process.cpuUsage(self0);
+  if (process.env.BENCH_VERBOSE) console.log(`    ${tag}: bench process ${(((self.user + self.system) / 1000 / ms) * 100).toFixed(0)}% of a core`);
+  const got = counts.reduce((a, b) => a + b, 0);
+  if (got !== streams * (per + 1)) throw new Error(`relay: expected ${streams * (per + 1)} events, got ${got}`);
+  return { eventsPerSec: (got / ms) * 1000, cpuPct: (cpu / ms) * 100 };
+}
+
+export async function relay(): Promise<Section> {
+  const lines: string[] = [];
+  const children: Record<string, Child> = { router: await startRouter(), bridge: await startBridge() };
+  const agents: Record<string, BenchAgent> = {};
+  for (const [k, c] of Object.entries(children)) agents[k] = await BenchAgent.connect(c.url, "bench");
+  let seq = 0;
+  try {
+    for (const [k, c] of Object.entries(children)) await relayOnce(c, agents[k]!, 10, `warm-${k}`, 5000);
+    for (const streams of [1, 100]) {
+      const res = await alternate(["router", "bridge"], (t) => relayOnce(children[t]!, agents[t]!, streams, `r${streams}-${t}-${seq++}`));
+      const r = median(res.get("router")!.map((x) => x.eventsPerSec));
+      const b = median(res.get("bridge")!.map((x) => x.eventsPerSec));
+      const rc = median(res.get("router")!.map((x) => x.cpuPct));
+      const bc = median(res.get("bridge")!.map((x) => x.cpuPct));
+      lines.push(`${String(streams).padStart(3)} stream(s): router ${fmt(r)} events/s (${fmt(rc)}% of a core), bridge ${fmt(b)} events/s (${fmt(bc)}% of a core): ${fmt(r / b, 2)}x the bridge`);
+      log("  " + lines[lines.length - 1]);
+    }
+  } finally {
+    for (const a of Object.values(agents)) a.close();
+    for (const c of Object.values(children)) await c.stop();
+  }
+  return { title: `Relay (${fmt(TOTAL)} events per measurement, SQLite store, target >= 0.5x the bridge)`, lines };
+}

@@ -1,0 +1,31 @@
+/**
+ * The router as the bench runs it: a real child process, configured like `a2a-router serve` (file < env <
+ * flags: `--store SPEC`), plus one hosted agent of the bench's own, `count`, which streams as many working
+ * statuses as its message's text says, then completes. Routers run as children so the RSS measured is the
+ * router's alone and nothing of the load generator runs on its event loop.
+ */
+import { configFromEnv, resolveConfig } from "../router/config/load.js";
+import type { AgentConnector } from "../router/core/agent.js";
+import { agentText, textOf, type AgentUpdate } from "../router/core/model.js";
+import { createLogger } from "../router/observability/logger.js";
+import { SchemaRegistry } from "../router/schema/validator.js";
+import { startRouter } from "../router/server.js";
+
+const count: AgentConnector = {
+  info: { id: "count", name: "count", description: "streams N statuses", transport: "hosted", streaming: true, skills: [] },
+  isOnline: () => true,
+  async *execute(ctx): AsyncGenerator<AgentUpdate> {
+    const n = Number(textOf(ctx.message)) || 1;
+    for (let i = 1; i <= n; i++) yield { kind: "status", status: { state: "working", message: agentText(String(i)) }, final: false };
+    yield { kind: "status", status: { state: "completed", message: agentText("done") }, final: true };
+  },
+};
+
+const at = process.argv.indexOf("--store");
+const store = at > 0 ? process.argv[at + 1] : "memory";
+const schemas = new SchemaRegistry();
+const config = resolveConfig(schemas, { env: configFromEnv(process.env), flags: { port: 0, host: "127.0.0.1", store } });
+const router = await startRouter({ config, logger: createLogger(), schemas, hostedAgents: [count], eliza: false });
+const stop = () => void router.close().then(() => process.exit(0));
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
