@@ -14,8 +14,9 @@ import { idle } from "./idle.js";
 import { slowReader } from "./slow-reader.js";
 import { hop } from "./hop.js";
 import { growth } from "./growth.js";
+import { cluster } from "./cluster.js";
 
-const SCENARIOS: Record<string, () => Promise<Section>> = { relay, latency, idle, "slow-reader": slowReader, hop, growth };
+const SCENARIOS: Record<string, () => Promise<Section>> = { relay, latency, idle, "slow-reader": slowReader, hop, growth, cluster };
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(",") : Object.keys(SCENARIOS);
 const DOC = join(process.cwd(), "docs", "benchmarks.md");
