@@ -79,7 +79,7 @@ async function follow(
     interrupted = true;
     controller.abort();
   });
-  const printer = new StreamPrinter(io.stdout, io.stderr);
+  const printer = new StreamPrinter(io.stdout, io.stderr, { resumed: lastEventId !== undefined && Number(lastEventId) > 0 });
   let taskId = knownTaskId;
   let lastSeq = lastEventId === undefined ? undefined : Number(lastEventId);
   let final: CliEvent | undefined;

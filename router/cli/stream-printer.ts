@@ -47,10 +47,17 @@ export class StreamPrinter {
   readonly #artifacts = new Map<string, { name?: string; text: string }>();
   readonly #described: string[] = [];
 
+  /**
+   * The stream was resumed mid-turn (`--last-event-id N`, N > 0): what is printed is the tail of an answer
+   * begun before, so a final answer that ends with it was already seen and is not printed again.
+   */
+  #resumed: boolean;
+
   /** `notes` receives status lines and artifact notes (dropped when absent). */
-  constructor(out: PrinterOutput, notes?: PrinterOutput) {
+  constructor(out: PrinterOutput, notes?: PrinterOutput, options: { resumed?: boolean } = {}) {
     this.#out = out;
     this.#notes = notes;
+    this.#resumed = options.resumed === true;
   }
 
   event(event: CliEvent): void {
@@ -74,6 +81,7 @@ export class StreamPrinter {
     }
     for (const line of this.#described) this.#note(line);
     this.#reader = createReplyReader();
+    this.#resumed = false;
     this.#printed = this.#drawn = this.#answer = "";
     this.#status = this.#lastStatus = undefined;
     this.#artifacts.clear();
@@ -110,7 +118,7 @@ export class StreamPrinter {
     }
     if (text.startsWith(before)) {
       this.#write(text.slice(before.length));
-    } else if (!(final && this.#printed.endsWith(text))) {
+    } else if (!(final && (this.#printed.endsWith(text) || (this.#resumed && this.#printed !== "" && text.endsWith(this.#printed))))) {
       const rest = text.slice(sharedLines(before, text));
       this.#write(this.#lineOpen() ? `\n${rest}` : rest);
     }

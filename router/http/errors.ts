@@ -16,6 +16,17 @@ const CLIENT_FAULTS: Record<string, { refusal: Refusal; status?: number; message
   "entity.verify.failed": { refusal: "bad-request", message: () => "request body was refused" },
 };
 
+/**
+ * A body that its Content-Encoding cannot decode (not gzip data under `gzip`, ...): body-parser passes zlib's
+ * own error on, marked as a client's (`expose`, status 400) but with no `type`. It is the client's fault.
+ */
+function undecodable(err: unknown, req: Request): (typeof CLIENT_FAULTS)[string] | undefined {
+  const e = err as { expose?: unknown; status?: unknown } | null;
+  const encoding = req.get("content-encoding");
+  if (!e || e.expose !== true || e.status !== 400 || !encoding || /^identity$/i.test(encoding)) return undefined;
+  return { refusal: "bad-request", message: () => `request body could not be decoded as Content-Encoding ${encoding.trim().slice(0, 40)}` };
+}
+
 /** The last route: any path or method nothing answered gets 404 JSON (never express's HTML page). */
 export function jsonNotFound() {
   return (req: Request, res: Response): void => {
@@ -31,7 +42,7 @@ export function jsonNotFound() {
 export function jsonErrors(logger: Logger, maxBodyBytes: number) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const type = (err as { type?: unknown } | null)?.type;
-    const fault = typeof type === "string" ? CLIENT_FAULTS[type] : undefined;
+    const fault = (typeof type === "string" ? CLIENT_FAULTS[type] : undefined) ?? undecodable(err, req);
     if (!fault) logger.error({ err }, "request failed");
     if (res.headersSent) return void res.destroy();
     if (fault) return refuse(req, res, fault.refusal, fault.message(maxBodyBytes), fault.status);

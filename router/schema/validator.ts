@@ -69,6 +69,12 @@ export function describe(errors: ErrorObject[]): SchemaIssue {
     return { field, message: `${field} must be one of the known kinds` };
   }
   const subject = field || "params";
+  if (best.keyword === "enum") {
+    // ajv says "must be equal to one of the allowed values" without naming them: name them.
+    const allowed = (best.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+    const shown = allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(", ") + (allowed.length > 12 ? ", ..." : "");
+    if (allowed.length > 0) return { field: subject, message: `${subject} must be one of ${shown}` };
+  }
   return { field: subject, message: `${subject} ${best.message ?? "is invalid"}` };
 }
 

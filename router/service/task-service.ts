@@ -103,7 +103,12 @@ export class TaskService {
       if (existing) this.#visible(existing, scope);
       else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId);
     }
-    const agent = this.#pickAgent(scope, req.agentId ?? (typeof req.metadata.agent === "string" ? req.metadata.agent : undefined));
+    // metadata.agent and metadata.skill pick what runs: another type is a mistake, not "the default".
+    for (const key of ["agent", "skill"] as const) {
+      const value = req.metadata[key];
+      if (value !== undefined && typeof value !== "string") throw TaskError.invalidParams(`metadata.${key} must be string`, `metadata.${key}`);
+    }
+    const agent = this.#pickAgent(scope, req.agentId ?? (req.metadata.agent as string | undefined));
     const owner = scope.caller?.principal;
     const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent);
     if (req.pushNotification) await this.#push().set(started.task.id, req.pushNotification, started.fromSeq);

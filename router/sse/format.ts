@@ -33,7 +33,8 @@ export function formatComment(text: string): string {
 /** Parses a Last-Event-ID header into a seq; undefined when absent, an Error message when malformed. */
 export function parseLastEventId(header: string | undefined): number | undefined | Error {
   if (header === undefined || header.trim() === "") return undefined;
-  const n = Number(header.trim());
+  // An event id is the decimal seq the stream sent: "1e3", "3.0", "0x10" or "+2" are not ids it sent.
+  const n = /^\d+$/.test(header.trim()) ? Number(header.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < 0) return new Error(`Last-Event-ID must be a non-negative integer: got "${header}"`);
   return n;
 }

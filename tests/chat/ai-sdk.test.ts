@@ -114,6 +114,13 @@ describe("POST /api/chat", () => {
     expect(await unknown.json()).toMatchObject({ error: { reason: "unknown-agent" } });
     const bad = await fetch(`${rig.router.url}/api/chat`, { method: "POST", body: JSON.stringify({ messages: [] }) });
     expect(bad.status).toBe(400);
+    // An agent of another type is a mistake, not "the default agent".
+    const wrongType = await fetch(`${rig.router.url}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({ id: "x", messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }], agent: 5 }),
+    });
+    expect(wrongType.status).toBe(400);
+    expect(await wrongType.json()).toMatchObject({ error: { message: "Invalid request: agent must be a string (an agent id or name)", data: { field: "agent" } } });
   });
 
   test("DefaultChatTransport works unchanged (send, then reconnect to an idle chat: null)", async () => {

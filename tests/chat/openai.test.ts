@@ -156,6 +156,17 @@ describe("POST /v1/chat/completions", () => {
     expect(notJson.status).toBe(400);
   });
 
+  test.each([
+    [{ model: 5 }, "model", "model must be a string (an agent id; see GET /v1/models)"],
+    [{ stream: "true" }, "stream", "stream must be a boolean"],
+    [{ user: 42 }, "user", "user must be a string (the session id)"],
+  ])("a field of the wrong type (%j) is 400 naming it, not silently ignored", async (patch, param, message) => {
+    const body = { model: "echo", messages: [{ role: "user", content: "x" }], ...patch };
+    const r = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify(body) });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({ error: { message, type: "invalid_request_error", param, code: "invalid_request" } });
+  });
+
   test("user (or X-Session-Id) is the A2A session: turns share the context id, eliza remembers by it", async () => {
     const session = `s-${crypto.randomUUID()}`;
     const first = await client.chat.completions.create({ model: "eliza", user: session, messages: [{ role: "user", content: "hello" }] });

@@ -25,10 +25,10 @@ const artifact = (text: string, append: boolean, opts: { id?: string; name?: str
   ...(opts.delta && { metadata: { textKind: "delta" } }),
 });
 
-function print(events: CliEvent[], isTTY = false) {
+function print(events: CliEvent[], isTTY = false, options: { resumed?: boolean } = {}) {
   const out = output(isTTY);
   const notes = output(false);
-  const p = new StreamPrinter(out, notes);
+  const p = new StreamPrinter(out, notes, options);
   for (const e of events) p.event(e);
   p.finish();
   return { out: out.text, notes: notes.text };
@@ -37,6 +37,15 @@ function print(events: CliEvent[], isTTY = false) {
 describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
   test("delta chunks append; a final snapshot repeating them prints nothing more", () => {
     expect(print([status("Hel", "delta"), status("lo", "delta"), done("Hello")])).toEqual({ out: "Hello\n", notes: "" });
+  });
+
+  test("resumed mid-answer (--last-event-id): the final answer ending with what was printed is not printed again", () => {
+    const events = [status(", 7", "delta"), status(", 11", "delta"), done("2, 3, 5, 7, 11")];
+    expect(print(events, false, { resumed: true })).toEqual({ out: ", 7, 11\n", notes: "" });
+    // Not resumed, the same events are an agent that rewrote its answer: the whole answer follows.
+    expect(print(events).out).toBe(", 7, 11\n2, 3, 5, 7, 11\n");
+    // Resumed after every delta: the final answer is all there is to print.
+    expect(print([done("2, 3")], false, { resumed: true })).toEqual({ out: "2, 3\n", notes: "" });
   });
 
   test("piped, progress goes to stderr, one a line, and the answer only to stdout", () => {

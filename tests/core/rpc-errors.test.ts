@@ -43,6 +43,34 @@ describe("JSON-RPC errors", () => {
     expect(r.error.data.field).toBe("message");
   });
 
+  test.each([
+    ["agent", 5],
+    ["agent", ["echo"]],
+    ["skill", { name: "x" }],
+  ])("metadata.%s that is not a string (%j) is -32602 naming it, not a silent default", async (key, value) => {
+    const v01 = await rpc(router.url, "tasks/send", { id: `t-meta-${key}-${typeof value}`, message: userMessage("hi"), metadata: { [key]: value } });
+    expect(v01.error.code).toBe(C.INVALID_PARAMS);
+    expect(v01.error.data.field).toBe(`metadata.${key}`);
+    expect(v01.error.message).toBe(`Invalid params: metadata.${key} must be string`);
+    const v03 = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "m-meta", role: "user", parts: [{ kind: "text", text: "hi" }], metadata: {} }, metadata: { [key]: value } });
+    expect(v03.error.code).toBe(C.INVALID_PARAMS);
+    expect(v03.error.data.field).toBe(`metadata.${key}`);
+    // Nothing was created under the v0.1 id.
+    expect((await rpc(router.url, "tasks/get", { id: `t-meta-${key}-${typeof value}` })).error.code).toBe(C.TASK_NOT_FOUND);
+  });
+
+  test("a value outside an enum names the values allowed (not ajv's 'one of the allowed values')", async () => {
+    const r = await post(
+      router.url + "/rpc",
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { role: "ROLE_WIZARD", messageId: "m-enum", parts: [{ text: "x" }] } } }),
+      { "A2A-Version": "1.0" },
+    );
+    expect(r.body.error.code).toBe(C.INVALID_PARAMS);
+    expect(r.body.error.data.field).toBe("message.role");
+    expect(r.body.error.message).toMatch(/^Invalid params: message\.role must be one of .*"ROLE_USER"/);
+    expect(r.body.error.message).not.toContain("allowed values");
+  });
+
   test("a bad nested field is named with its path", async () => {
     const r = await rpc(router.url, "tasks/send", { id: "t-nested", message: { role: "user", parts: [{ type: "text", text: 42 }] } });
     expect(r.error.code).toBe(C.INVALID_PARAMS);

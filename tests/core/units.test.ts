@@ -24,6 +24,9 @@ describe("SSE format", () => {
     expect(parseLastEventId(" 12 ")).toBe(12);
     expect(parseLastEventId("-1")).toBeInstanceOf(Error);
     expect(parseLastEventId("1.5")).toBeInstanceOf(Error);
+    // Only the decimal seqs a stream sends: no exponents, fractions, hex or signs.
+    for (const bad of ["1e3", "3.0", "0x10", "+2", "0b1"]) expect(parseLastEventId(bad)).toBeInstanceOf(Error);
+    expect(parseLastEventId("007")).toBe(7);
   });
 });
 

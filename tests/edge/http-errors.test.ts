@@ -84,6 +84,18 @@ describe("express's own errors are JSON without internals", () => {
     expect(leakIn(r.text)).toBeUndefined();
   });
 
+  test.each(["gzip", "deflate", "br"])("a body that is not %s data under that Content-Encoding is 400, not 500", async (encoding) => {
+    for (const path of ["/rpc", "/v1/chat/completions", "/api/chat"]) {
+      const r = await raw(router.url, { method: "POST", path, headers: { "content-type": "application/json", "content-encoding": encoding }, body: "{}" });
+      expect(r.status).toBe(400);
+      json(r);
+      const message = String(r.json().error.message);
+      expect(message).toContain(`could not be decoded as Content-Encoding ${encoding}`);
+      expect(message).not.toMatch(/internal/i);
+      expect(leakIn(r.text)).toBeUndefined();
+    }
+  });
+
   test("a handler that throws is a generic 500: no message, stack or path", async () => {
     const r = await raw(router.url, { path: "/api/conversations/s1/messages" });
     expect(r.status).toBe(500);

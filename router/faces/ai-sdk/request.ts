@@ -26,6 +26,7 @@ export function parseUiChatRequest(body: unknown, req: Request): Parsed<UiChatRe
     const p = part as { type?: unknown; text?: unknown } | null;
     if (p?.type === "text" && typeof p.text === "string") text += p.text;
   }
+  if (b.agent !== undefined && b.agent !== null && typeof b.agent !== "string") return { ok: false, message: "agent must be a string (an agent id or name)", field: "agent" };
   const header = req.get("x-agent");
   const agent = typeof b.agent === "string" && b.agent !== "" ? b.agent : header !== undefined && header !== "" ? header : undefined;
   return { ok: true, value: { chatId: b.id, text, ...(agent !== undefined && { agent }) } };
