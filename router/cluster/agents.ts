@@ -1,3 +1,4 @@
+import { HUB_DEFAULTS } from "../../hub/protocol.js";
 import type { Redis } from "ioredis";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
 import type { AgentUpdate } from "../core/model.js";
@@ -44,10 +45,12 @@ export class RemoteAgent implements AgentConnector {
   constructor(
     readonly info: AgentInfo,
     readonly instance: string,
+    /** False once its connection is gone: it stays listed offline, as a dropped agent does on its own router. */
+    readonly online = true,
   ) {}
 
   isOnline(): boolean {
-    return true;
+    return this.online;
   }
 
   execute(_ctx: ExecuteContext): AsyncIterable<AgentUpdate> {
@@ -66,6 +69,8 @@ export class AgentClaims {
   #keys: ClusterKeys;
   #instanceId: () => string;
   #remote = new Map<string, RemoteAgent>();
+  /** Agents seen online elsewhere whose connection is gone: listed offline (clients get -32050, not "unknown"). */
+  #gone = new Map<string, RemoteAgent>();
   #refreshing: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
@@ -92,16 +97,18 @@ export class AgentClaims {
     await this.#redis.eval(RELEASE_LUA, 2, this.#keys.agents, this.#keys.agentsChannel, name, conn);
   }
 
-  /** An agent online on another instance, by id or name. */
+  /** An agent of another instance, by id or name: online there, or seen there and gone (offline). */
   find(idOrName: string): RemoteAgent | undefined {
-    const direct = this.#remote.get(idOrName);
-    if (direct) return direct;
-    for (const agent of this.#remote.values()) if (agent.info.name === idOrName) return agent;
+    for (const map of [this.#remote, this.#gone]) {
+      const direct = map.get(idOrName);
+      if (direct) return direct;
+      for (const agent of map.values()) if (agent.info.name === idOrName) return agent;
+    }
     return undefined;
   }
 
   list(): RemoteAgent[] {
-    return [...this.#remote.values()];
+    return [...this.#remote.values(), ...this.#gone.values()];
   }
 
   /** Re-reads the registry (coalesced: calls during a refresh run one more refresh after it). */
@@ -145,6 +152,17 @@ export class AgentClaims {
       if (c.instance === me || !alive.has(c.instance)) continue;
       const known = this.#remote.get(c.info.id);
       next.set(c.info.id, known && known.instance === c.instance ? known : new RemoteAgent(c.info, c.instance));
+      this.#gone.delete(c.info.id);
+    }
+    for (const [id, was] of this.#remote) {
+      if (next.has(id) || claims.some((c) => c.info.id === id && c.instance === me)) continue;
+      this.#gone.delete(id);
+      this.#gone.set(id, new RemoteAgent(was.info, was.instance, false));
+    }
+    // Bounded like the hub's own list of anonymous agents that left: the longest gone are forgotten first.
+    for (const id of this.#gone.keys()) {
+      if (this.#gone.size <= HUB_DEFAULTS.maxOfflineAnonymous) break;
+      this.#gone.delete(id);
     }
     this.#remote = next;
   }

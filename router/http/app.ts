@@ -117,6 +117,8 @@ export function createApp(deps: AppDeps): express.Express {
         online: a.isOnline(),
         card: agentCard(a.info, ctx),
       })),
+      // Where a request that names no agent goes (pickers pre-select it).
+      ...(deps.service.defaultAgentId(callerOf(res)) !== undefined && { defaultAgent: deps.service.defaultAgentId(callerOf(res)) }),
     });
   });
 

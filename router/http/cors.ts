@@ -6,7 +6,8 @@ import { refuse } from "./refusal.js";
 /** What a preflight from a listed origin is told (CONTRACT 10 "CORS"). */
 export const CORS_ALLOW = {
   methods: "POST, GET, OPTIONS",
-  headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id",
+  // The contract's list, plus X-API-Key: the README offers it beside Authorization for the same keys.
+  headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id, x-api-key",
   /** Seconds a browser may cache a preflight answer. */
   maxAge: "600",
 } as const;

@@ -81,6 +81,11 @@ export class TaskService {
     this.#deps = deps;
   }
 
+  /** The id of the agent a request that names none goes to, when the caller may use it. */
+  defaultAgentId(caller?: Caller): string | undefined {
+    return this.findAgent(this.#deps.defaultAgent, caller)?.info.id;
+  }
+
   /** The agents a caller may use (all of them, unless its key is limited to some). */
   listAgents(caller?: Caller): AgentConnector[] {
     return this.#deps.agents.list().filter((a) => mayUse(caller, a.info));

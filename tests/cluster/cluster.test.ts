@@ -123,6 +123,19 @@ if (!reachable) {
       agents.push(third);
       await third.ready;
     });
+
+    test("an agent that left is offline on every instance: -32050 agent unavailable, never unknown", async () => {
+      const [a, b, d] = c.routers;
+      const leaver = streamingAgent(a!, "leaver");
+      await leaver.ready;
+      await until(async () => (await Promise.all([b!, d!].map((r) => listsOnline(r, "leaver")))).every(Boolean), "leaver online everywhere");
+      await leaver.close();
+      await until(async () => !(await listsOnline(b!, "leaver")), "leaver to be gone");
+      for (const r of [a!, b!, d!]) {
+        const body = await rpc(r.url, "tasks/send", { id: `after-${r.url}`, message: { role: "user", parts: [{ type: "text", text: "x" }] }, metadata: { agent: "leaver" } });
+        expect(`${r.url} ${body.error?.code}`).toBe(`${r.url} -32050`);
+      }
+    });
   });
 
   describe("failover", () => {

@@ -116,6 +116,14 @@ describe("the chat faces follow the same rules", () => {
     expect(reply.choices[0]!.message.content).toBe("hello");
   });
 
+  test("GET /agents names the default agent when the key may use it (the chat page pre-selects it)", async () => {
+    const list = async (key: string) => (await (await fetch(`${router.url}/agents`, { headers: bearer(key) })).json()) as Json;
+    expect((await list(ALICE)).defaultAgent).toBe("eliza");
+    const bobs = await list(BOB);
+    expect(bobs.defaultAgent).toBeUndefined();
+    expect(bobs.agents.map((a: Json) => a.id).sort()).toEqual(["echo", "gated"]);
+  });
+
   test("JSON-RPC: a key limited to some agents gets unknown agent for the others", async () => {
     const body = await v01("tasks/send", { id: `bob-${Date.now()}`, message: message("x"), metadata: { agent: "eliza" } }, BOB);
     expect(body.error).toMatchObject({ code: -32602, data: { agent: "eliza" } });

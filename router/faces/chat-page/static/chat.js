@@ -63,7 +63,8 @@ async function loadAgents() {
     return;
   }
   showError("");
-  agents = (await res.json()).agents;
+  const listing = await res.json();
+  agents = listing.agents;
   els.agent.replaceChildren(
     ...agents.map((a) => {
       const o = document.createElement("option");
@@ -72,7 +73,8 @@ async function loadAgents() {
       return o;
     }),
   );
-  if (!agents.some((a) => a.id === state.agent)) state.agent = agents[0]?.id ?? "";
+  // A first visit starts on the router's default agent (the one a request that names none reaches).
+  if (!agents.some((a) => a.id === state.agent)) state.agent = listing.defaultAgent ?? agents[0]?.id ?? "";
   els.agent.value = state.agent;
   showCard();
 }
