@@ -1,0 +1,69 @@
+import type { Logger } from "pino";
+import type { AgentConnector } from "./agent.js";
+import type { AgentDirectory } from "./agent-directory.js";
+import type { EngineCluster } from "./cluster.js";
+import type { LoggedEvent, Task } from "./model.js";
+import type { TaskStore } from "./store.js";
+import type { Subscriber } from "./subscriber.js";
+
+/** Hooks for metrics and push notifications; all optional, all called after the fact. */
+export interface EngineObserver {
+  taskStarted?(task: Task): void;
+  turnEnded?(task: Task, durationMs: number): void;
+  eventsCommitted?(events: LoggedEvent[]): void;
+}
+
+export interface EngineOptions {
+  store: TaskStore;
+  agents: AgentDirectory;
+  logger: Logger;
+  /** A turn that has not ended after this long is failed. */
+  taskTimeoutMs: number;
+  /** Events a live stream may hold before it falls back to reading the log (a guard; bytes are the bound). */
+  subscriberCapacity?: number;
+  /**
+   * Bytes (events' JSON) a live stream may hold before it falls back to reading the log, and the most a page
+   * read from the log holds (CONTRACT 12 `limits.streamBufferBytes`).
+   */
+  streamBufferBytes?: number;
+  /** Uncommitted events above which the engine waits for the store before reading the agent further. */
+  maxPendingEvents?: number;
+  /** Events read from the log per page when a stream catches up. */
+  logPageSize?: number;
+  /**
+   * How long a task's updates that the store refuses are retried before the task is failed (its streams end
+   * with a `failed` status that is not in the log, its agent is told to cancel). Default 30000.
+   */
+  commitRetryMs?: number;
+  observer?: EngineObserver;
+  /**
+   * Routers sharing the store (router/cluster). Consulted only where another instance may be involved: a
+   * turn takes a lease first (startTurn), an agent connected elsewhere gets its turn handed over, a cancel
+   * of a turn running elsewhere is forwarded, a stream of a turn running elsewhere waits on its log, and the
+   * turns of lost instances are ended (adoptOrphan). Absent: one process, no call is made.
+   */
+  cluster?: EngineCluster;
+}
+
+/** A task with a turn in progress (or just ended, until its final event is committed). */
+export interface LiveTask {
+  task: Task;
+  agent: AgentConnector;
+  committedSeq: number;
+  subscribers: Set<Subscriber>;
+  controller: AbortController;
+  turnEnded: boolean;
+  /** The seq after which this turn's events are logged (the previous turn's final event, or 0). */
+  turnFromSeq: number;
+  /** The cluster lease token this instance writes the turn under (cluster mode). */
+  lease?: string;
+  /** tasks/cancel is telling the agent: a turn that now ends without a final status was canceled. */
+  canceling?: boolean;
+  /** The agent was handed the turn (so it is told to cancel if the turn is failed under it). */
+  running?: boolean;
+  startedAt: number;
+  timer?: NodeJS.Timeout;
+  /** Resolved once the turn's final event is committed and fanned out. */
+  done: Promise<void>;
+  finish: () => void;
+}
