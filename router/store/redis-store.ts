@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import { TURN_END_STATES } from "../core/model.js";
 import type { CommitBatch, CommitResult, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
-import { ADD_MEMORY_LUA, CLAIM, CLAIM_OWNER_LUA, COMMIT_LUA, RELEASE_OWNER_LUA, type CommitScript } from "./redis-scripts.js";
+import { RedisOwnerKey } from "./redis-owner.js";
+import { ADD_MEMORY_LUA, COMMIT_LUA, type CommitScript } from "./redis-scripts.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { silentLogger } from "../observability/logger.js";
 import { clusterKeys, type ClusterKeys, type CommitFence } from "./cluster-keys.js";
@@ -89,13 +88,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   #lastError: Error | undefined;
   #failFast = false;
   #ownerTtlMs: number;
-  #log: Pick<Logger, "warn" | "error">;
-  /** This store's value of the owner key, once `connect()` has taken it; cleared by `close()`. */
-  #ownerToken: string | undefined;
-  #ownerTimer: NodeJS.Timeout | undefined;
-  /** Whether the last claim found the key ours, so only changes are logged. */
-  #owning = false;
-  #renewing = false;
+  /** One router per store (exclusive stores): taken by `connect()`, released by `close()`. */
+  #owner: RedisOwnerKey;
   #exclusive: boolean;
   #fence: CommitFence | undefined;
   #clusterKeys: ClusterKeys;
@@ -108,7 +102,6 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     this.url = url;
     this.prefix = opts.prefix;
     this.#ownerTtlMs = opts.ownerTtlMs;
-    this.#log = opts.logger;
     this.#exclusive = opts.exclusive;
     this.#clusterKeys = clusterKeys(opts.prefix);
     // Lazy, so `connect()` can report a bad address at start-up; any command connects on its own too.
@@ -124,6 +117,12 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     this.#redis.defineCommand("a2aRouterCommit", { numberOfKeys: 0, lua: COMMIT_LUA });
     const commands = this.#redis as unknown as Record<"a2aRouterCommit", CommitScript>;
     this.#commitScript = commands.a2aRouterCommit.bind(this.#redis);
+    this.#owner = new RedisOwnerKey(this.#redis, {
+      key: `${opts.prefix}owner`,
+      ttlMs: opts.ownerTtlMs,
+      where: { store: redactUrl(url), prefix: opts.prefix },
+      log: opts.logger,
+    });
   }
 
   /**
@@ -294,15 +293,9 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
 
   /** Gives up the owner key and quits gracefully when connected; resolves once no socket or timer is left. */
   async close(): Promise<void> {
-    clearInterval(this.#ownerTimer);
-    this.#ownerTimer = undefined;
-    const token = this.#ownerToken;
-    this.#ownerToken = undefined;
-    const redis = this.#redis;
     // Deleted now, so the next router need not wait for the TTL; when Redis is unreachable, it expires.
-    if (token !== undefined && redis.status === "ready") {
-      await redis.eval(RELEASE_OWNER_LUA, 1, this.#ownerKey(), token).catch(() => undefined);
-    }
+    await this.#owner.release();
+    const redis = this.#redis;
     if (redis.status === "end" || redis.status === "wait") return;
     // Waiting to reconnect: disconnect() clears the timer but emits no "end" (and ioredis arms a 2 s guard
     // timer for the already-closed socket, so exit may lag that long; only on close during an outage).
@@ -317,72 +310,21 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     return this.prefix + parts.join(":");
   }
 
-  #ownerKey(): string {
-    return `${this.prefix}owner`;
-  }
-
-  async #claimOwner(token: string): Promise<number> {
-    return (await this.#redis.eval(CLAIM_OWNER_LUA, 1, this.#ownerKey(), token, String(this.#ownerTtlMs))) as number;
-  }
-
-  /** Takes the owner key (once per store) and starts renewing it; fails when another router holds it. */
+  /** Takes the owner key (once per store); fails, closing the store, when another router holds it. */
   async #takeOwnership(): Promise<void> {
-    if (this.#ownerToken !== undefined) return;
-    // Host and pid first, so `GET <prefix>owner` tells an operator who holds the store.
-    const token = `${hostname()}:${process.pid}:${randomUUID()}`;
-    let claim: number;
+    let taken: "ok" | "held";
     try {
-      claim = await this.#claimOwner(token);
+      taken = await this.#owner.take();
     } catch (err) {
       await this.close();
       throw new Error(`cannot connect to Redis at ${redactUrl(this.url)}: ${(err as Error).message}`, { cause: err });
     }
-    if (claim === CLAIM.held) {
+    if (taken === "held") {
       await this.close();
       throw new Error(
         `store ${redactUrl(this.url)} (prefix ${this.prefix}) is in use by another a2a-router; ` +
           `it frees itself ${this.#ownerTtlMs / 1000} s after that router stops`,
       );
-    }
-    this.#ownerToken = token;
-    this.#owning = true;
-    this.#ownerTimer = setInterval(() => void this.#renewOwnership(), Math.floor(this.#ownerTtlMs / 3));
-    this.#ownerTimer.unref();
-  }
-
-  /** One renewal tick: keeps the key, or retakes it when it expired, logging when ownership changes hands. */
-  async #renewOwnership(): Promise<void> {
-    const token = this.#ownerToken;
-    if (token === undefined || this.#renewing) return;
-    this.#renewing = true;
-    try {
-      const claim = await this.#claimOwner(token);
-      if (this.#ownerToken !== token) return; // closed meanwhile
-      const where = { store: redactUrl(this.url), prefix: this.prefix };
-      if (claim === CLAIM.held) {
-        if (this.#owning) {
-          this.#log.error(
-            where,
-            "LOST OWNERSHIP of the store: another a2a-router took it after this one could not renew it; " +
-              "two routers on one store corrupt each other's task logs: stop one of them",
-          );
-        }
-        this.#owning = false;
-      } else {
-        if (claim === CLAIM.taken) {
-          this.#log.warn(
-            where,
-            this.#owning
-              ? "store owner key had expired (Redis unreachable or this process stalled for a whole TTL); taken again"
-              : "store ownership regained: the other a2a-router let it go",
-          );
-        }
-        this.#owning = true;
-      }
-    } catch {
-      // Redis unreachable: the next tick tries again (commits report the outage themselves).
-    } finally {
-      this.#renewing = false;
     }
   }
 
