@@ -1,15 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import { isLoopback } from "../router/config/config.js";
+import { normalizeOrigin } from "../router/http/origin.js";
 
-/** An origin in the form browsers send it (`scheme://host[:port]`, default port dropped), or undefined. */
-export function normalizeOrigin(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { normalizeOrigin };
 
 /**
  * Whether an upgrade may proceed given its `Origin` header (CONTRACT 12): agents (SDK, scripts) send none;
