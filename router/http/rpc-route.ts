@@ -5,7 +5,7 @@ import { failure } from "../rpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
-import { formatEvent } from "../sse/format.js";
+import { formatEvent, formatEventPieces } from "../sse/format.js";
 import { SseWriter } from "../sse/writer.js";
 import { callerOf } from "./auth.js";
 import { requestOrigin } from "./origin.js";
@@ -56,7 +56,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
     deps.metrics.sseStreams.inc();
     try {
       for await (const message of result.messages) {
-        if (!writer.write(formatEvent(message.data, message.seq))) await writer.drained();
+        const frame = typeof message.data === "string" ? formatEvent(message.data, message.seq) : formatEventPieces(message.data, message.seq);
+        if (!writer.write(frame)) await writer.drained();
         if (writer.closed) break;
       }
     } catch (err) {

@@ -24,6 +24,14 @@ export function formatEvent(data: string, id?: number | string): string {
   return `id: ${idText}\ndata: ${data}\n\n`;
 }
 
+/**
+ * Formats one event whose data comes in pieces (a large payload shared between streams as a Buffer): the
+ * pieces of one single-line JSON text, framed without copying them.
+ */
+export function formatEventPieces(pieces: ReadonlyArray<string | Uint8Array>, id?: number): Array<string | Uint8Array> {
+  return [id === undefined ? "data: " : `id: ${id}\ndata: `, ...pieces, "\n\n"];
+}
+
 /** Formats a comment line (ignored by clients, keeps proxies from timing the stream out). */
 export function formatComment(text: string): string {
   if (/[\r\n]/.test(text)) throw new Error("SSE comment must be a single line");

@@ -1,3 +1,4 @@
+import type { StreamMessage } from "../../router/rpc/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import fc from "fast-check";
 import { createEchoAgent } from "../../agents/echo/index.js";
@@ -68,10 +69,11 @@ describe("dispatcher, in process", () => {
   });
 
   /** The stream's messages as SSE `data:` lines (what checkSseFrames reads). */
-  async function drain(messages: AsyncIterable<{ data: string }>, signal: AbortSignal): Promise<string> {
+  async function drain(messages: AsyncIterable<StreamMessage>, signal: AbortSignal): Promise<string> {
     let text = "";
     for await (const m of messages) {
-      text += `data: ${m.data}\n\n`;
+      const data = typeof m.data === "string" ? m.data : m.data.map((p) => (typeof p === "string" ? p : Buffer.from(p).toString())).join("");
+      text += `data: ${data}\n\n`;
       if (signal.aborted) throw new Error("stream did not end");
     }
     return text;
