@@ -48,9 +48,13 @@ export function createCompletionReader() {
         out.push({ content: delta });
         return;
       }
-      case "status":
-        addReasoning(`${change.text}\n`, true, out);
+      case "status": {
+        // A snapshot repeats the answer streamed so far (Eliza: the reply, then the callback): only what it
+        // adds is a status line; the answer itself is already in content.
+        const line = change.textKind === "snapshot" && change.text.startsWith(content) ? change.text.slice(content.length).replace(/^\n+/, "") : change.text;
+        if (line !== "") addReasoning(`${line}\n`, true, out);
         return;
+      }
       case "artifact": {
         if (change.answer) return;
         const text = partsLine(change.parts);
