@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import type { RunningRouter } from "../../router/index.js";
 import { RedisStore } from "../../router/store/index.js";
 import { openStream, rpc, userMessage } from "../helpers/rpc.js";
+import { deleteKeys } from "../helpers/redis.js";
 import { testRouter } from "../helpers/router.js";
 import { ERROR_LEVEL, range, recordingLogger, runTask, steadyAgent } from "./faults-helpers.js";
 
@@ -44,12 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await router?.close();
   if (!admin) return;
-  let cursor = "0";
-  do {
-    const [next, keys] = await admin.scan(cursor, "MATCH", `${PREFIX}*`, "COUNT", 500);
-    if (keys.length) await admin.del(...keys);
-    cursor = next;
-  } while (cursor !== "0");
+  await deleteKeys(PREFIX, URL);
   await admin.quit();
 });
 

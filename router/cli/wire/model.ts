@@ -5,8 +5,10 @@
  * printer feeds them to the reader as they are.
  */
 
-/** The A2A dialects the CLI speaks. */
-export type DialectName = "v0.1" | "v0.3" | "v1.0";
+import { TURN_END_STATES as CORE_TURN_END_STATES } from "../../core/model.js";
+
+/** The A2A dialects the CLI speaks: the router's own three. */
+export type { DialectName } from "../../core/model.js";
 
 export interface CliPart {
   kind: "text" | "file" | "data" | string;
@@ -83,15 +85,8 @@ export interface ListInput {
   pageToken?: string;
 }
 
-/** States after which a turn is over: the stream ends and the command exits by the state. */
-export const TURN_END_STATES: ReadonlySet<string> = new Set([
-  "completed",
-  "canceled",
-  "failed",
-  "rejected",
-  "input-required",
-  "auth-required",
-]);
+/** States after which a turn is over: the stream ends and the command exits by the state (the engine's own set). */
+export const TURN_END_STATES: ReadonlySet<string> = CORE_TURN_END_STATES;
 
 /** A task snapshot (a v0.3/v1.0 stream's opening Task, a resubscribe's first answer) as events. */
 export function taskEvents(task: CliTask): CliEvent[] {
