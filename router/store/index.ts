@@ -60,7 +60,7 @@ export async function openStore(spec: string, redis: RedisStoreOptions = {}): Pr
     case "memory":
       return new MemoryStore();
     case "sqlite":
-      return new SqliteStore(parsed.path);
+      return SqliteStore.open(parsed.path);
     case "redis": {
       const store = new RedisStore(parsed.url, redis);
       await store.connect();

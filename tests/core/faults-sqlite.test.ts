@@ -29,7 +29,7 @@ let store: SqliteStore;
 let router: RunningRouter;
 
 beforeAll(async () => {
-  await new SqliteStore(path).close(); // creates the schema
+  await (await SqliteStore.open(path)).close(); // creates the schema
   const db = new Database(path);
   db.exec(`
     CREATE TRIGGER fault_doomed BEFORE INSERT ON events WHEN NEW.task_id IN ('doomed', 'hub-doomed') AND NEW.seq >= 3
@@ -38,7 +38,7 @@ beforeAll(async () => {
     WHEN NEW.task_id = 'flaky' AND EXISTS (SELECT 1 FROM push_configs WHERE task_id = 'fault-switch')
     BEGIN SELECT RAISE(ABORT, 'simulated transient failure'); END;`);
   db.close();
-  store = new SqliteStore(path);
+  store = await SqliteStore.open(path);
   router = await testRouter({ store, eliza: false, hostedAgents: [steady.agent, long.agent], logger: log.logger, config: { limits: { commitRetryMs: 400 } } });
 });
 

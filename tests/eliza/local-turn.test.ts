@@ -364,13 +364,13 @@ describe("persistence", () => {
     const path = join(dir, "router.db");
     try {
       const room = randomUUID();
-      const store1 = new SqliteStore(path);
+      const store1 = await SqliteStore.open(path);
       const agent1 = await createElizaAgent({ store: store1, env: {}, logger: silentLogger });
       await collect(agent1.execute(turnContext("Play some jazz", room)));
       const before = await agent1.readConversation(room);
       await store1.close();
 
-      const store2 = new SqliteStore(path);
+      const store2 = await SqliteStore.open(path);
       const model = new ScriptedModel(() => xml("REPLY", "welcome back"));
       const agent2 = await createElizaAgent({ store: store2, env: {}, model });
       expect(await agent2.readConversation(room)).toEqual(before);

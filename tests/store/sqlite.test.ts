@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,25 @@ import { makeEvent, makeTask, runStoreContract } from "../store.contract.js";
 
 const seqs = (events: Array<{ seq: number }>): number[] => events.map((e) => e.seq);
 
+/** `count` commits of one event of about `bytes` each, one after the other (each awaited, none batched). */
+async function writeEvents(store: SqliteStore, taskId: string, count: number, bytes: number): Promise<void> {
+  const text = "x".repeat(bytes);
+  for (let seq = 1; seq <= count; seq++) {
+    const event = makeEvent(taskId, seq);
+    event.metadata = { text };
+    await store.commit({ tasks: [makeTask(taskId, { lastSeq: seq })], events: [event] });
+  }
+}
+
+/** Resolves once `done()` holds; the checkpoint thread works on its own clock, so it is asked, not awaited. */
+async function until(done: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 let dir = "";
 let n = 0;
 beforeAll(async () => {
@@ -20,18 +39,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 /** Each store gets its own file in a directory that does not exist yet (the store creates it). */
-const fileStore = async (): Promise<SqliteStore> => new SqliteStore(join(dir, `nested-${++n}`, "deeper", "router.db"));
+const fileStore = async (): Promise<SqliteStore> => SqliteStore.open(join(dir, `nested-${++n}`, "deeper", "router.db"));
 
 runStoreContract("sqlite file", fileStore, undefined, {
-  reopen: async (closed) => new SqliteStore((closed as SqliteStore).path),
+  reopen: async (closed) => SqliteStore.open((closed as SqliteStore).path),
 });
-runStoreContract("sqlite :memory:", async () => new SqliteStore(":memory:"));
+runStoreContract("sqlite :memory:", async () => SqliteStore.open(":memory:"));
 
 describe("SqliteStore", () => {
   test("creates the parent directory and uses WAL", async () => {
     const path = join(dir, "fresh", "a", "b", "router.db");
     expect(existsSync(join(dir, "fresh"))).toBe(false);
-    const store = new SqliteStore(path);
+    const store = await SqliteStore.open(path);
     expect(existsSync(path)).toBe(true);
     await store.close(); // it holds the file's lock until then
     const probe = new Database(path, { readonly: true });
@@ -43,7 +62,7 @@ describe("SqliteStore", () => {
   });
 
   test("a batch that breaks the log's order rolls back entirely (one transaction)", async () => {
-    const store = new SqliteStore(":memory:");
+    const store = await SqliteStore.open(":memory:");
     try {
       await store.commit({ tasks: [makeTask("x", { lastSeq: 1 })], events: [makeEvent("x", 1)] });
       // y's task and event are written before x's gap is found: the transaction takes them back.
@@ -59,24 +78,24 @@ describe("SqliteStore", () => {
 
   test("one store per file: a second open in this process is refused until the first closes", async () => {
     const path = join(dir, "owned", "router.db");
-    const first = new SqliteStore(path);
+    const first = await SqliteStore.open(path);
     try {
       expect(readFileSync(`${path}.pid`, "utf8")).toBe(`${process.pid}\n`);
-      expect(() => new SqliteStore(path)).toThrow(`store sqlite:${path} is in use by another a2a-router (pid ${process.pid})`);
+      await expect(SqliteStore.open(path)).rejects.toThrow(`store sqlite:${path} is in use by another a2a-router (pid ${process.pid})`);
       await first.commit({ tasks: [makeTask("t", { lastSeq: 1 })], events: [makeEvent("t", 1)] });
     } finally {
       await first.close();
     }
     expect(existsSync(`${path}.pid`)).toBe(false);
-    const second = new SqliteStore(path);
+    const second = await SqliteStore.open(path);
     try {
       expect(seqs(await second.readEvents("t", 0, 10))).toEqual([1]);
     } finally {
       await second.close();
     }
     // Private databases share nothing, so they need no lock.
-    const a = new SqliteStore(":memory:");
-    const b = new SqliteStore(":memory:");
+    const a = await SqliteStore.open(":memory:");
+    const b = await SqliteStore.open(":memory:");
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -85,7 +104,7 @@ describe("SqliteStore", () => {
     const router = await spawnRouter(["--store", `sqlite:${path}`]);
     try {
       const inUse = `store sqlite:${path} is in use by another a2a-router (pid ${router.child.pid})`;
-      expect(() => new SqliteStore(path)).toThrow(inUse);
+      await expect(SqliteStore.open(path)).rejects.toThrow(inUse);
       const second = await runBin(["serve", "--port", "0", "--store", `sqlite:${path}`]);
       expect(second.code).toBe(1);
       expect(second.stderr).toBe(`a2a-router: ${inUse}\n`);
@@ -93,7 +112,7 @@ describe("SqliteStore", () => {
       await router.kill("SIGKILL");
     }
     // The OS dropped the lock with the process; the stale pid file is simply overwritten.
-    const store = new SqliteStore(path);
+    const store = await SqliteStore.open(path);
     try {
       expect(readFileSync(`${path}.pid`, "utf8")).toBe(`${process.pid}\n`);
     } finally {
@@ -101,17 +120,47 @@ describe("SqliteStore", () => {
     }
   });
 
-  test("an unopenable path fails with a message naming it", () => {
+  test("an unopenable path fails with a message naming it", async () => {
     const blocker = join(dir, "afile");
-    const store = new SqliteStore(blocker); // a file where a directory is needed next
-    void store.close();
-    expect(() => new SqliteStore(join(blocker, "sub", "router.db"))).toThrow(
+    const store = await SqliteStore.open(blocker); // a file where a directory is needed next
+    await store.close();
+    await expect(SqliteStore.open(join(blocker, "sub", "router.db"))).rejects.toThrow(
       `cannot open SQLite store at ${join(blocker, "sub", "router.db")}`,
     );
   });
 
+  test("commits are checkpointed into the database file while the store is open, beside the writer", async () => {
+    const path = join(dir, "checkpointed", "router.db");
+    const store = await SqliteStore.open(path, { checkpoints: { everyMs: 20 } });
+    try {
+      const schemaOnly = statSync(path).size;
+      await writeEvents(store, "big", 200, 10_000); // ~2 MB, all in the WAL at first
+      // Only the checkpoint thread copies the WAL into the file before close: the file growing is its work.
+      await until(() => statSync(path).size >= schemaOnly + 2_000_000);
+      expect((await store.readEvents("big", 0, 1000)).length).toBe(200);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("while commits never pause, the WAL still starts over once it passes restartFrames (and loses nothing)", async () => {
+    const path = join(dir, "restarted", "router.db");
+    // 64 pages: 256 KB. Back-to-back commits leave a PASSIVE checkpoint no moment when the WAL is fully copied.
+    const store = await SqliteStore.open(path, { checkpoints: { everyMs: 5, restartFrames: 64 } });
+    try {
+      // ~12 MB of events; each commit also rewrites the task's row and index pages: ~35 MB of WAL pages in all.
+      await writeEvents(store, "steady", 600, 20_000);
+      // The WAL file keeps its largest extent: without restarts it would be all ~35 MB. The writer bounds it at
+      // twice restartFrames whenever the checkpoint thread falls behind, so this holds on a starved machine too.
+      expect(statSync(`${path}-wal`).size).toBeLessThan(2 * 64 * 4096 + 200_000);
+      expect(seqs(await store.readEvents("steady", 0, 1000))).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
+    } finally {
+      await store.close();
+    }
+  });
+
   test("close is idempotent", async () => {
-    const store = new SqliteStore(":memory:");
+    const store = await SqliteStore.open(":memory:");
     await store.close();
     await store.close();
   });

@@ -1,0 +1,156 @@
+/**
+ * Opening a SQLite store's file: schema, pragmas and the one-router-per-file lock. Runs on the store's worker
+ * threads (router/store/sqlite-worker.ts, sqlite-checkpointer.ts), never on the router's event loop.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { statusMs, TERMINAL_STATE_LIST } from "./common.js";
+
+/** `NOT IN` list of the terminal states, for SQL. */
+export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
+
+/**
+ * Times are stored as epoch milliseconds so the `before` cursor and the order match the other stores.
+ * Memories carry an explicit `seq` rowid so equal `createdAt` keep insertion order (VACUUM may renumber an
+ * implicit rowid). The partial index serves listUnfinishedTasks without scanning finished history.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tasks (
+  id TEXT PRIMARY KEY, context_id TEXT NOT NULL, agent_id TEXT NOT NULL, state TEXT NOT NULL,
+  updated_at INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS tasks_updated ON tasks (updated_at, id);
+CREATE INDEX IF NOT EXISTS tasks_context ON tasks (context_id, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_agent ON tasks (agent_id, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_state ON tasks (state, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_unfinished ON tasks (updated_at) WHERE state NOT IN (${TERMINAL_SQL});
+CREATE TABLE IF NOT EXISTS events (
+  task_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS push_configs (
+  task_id TEXT NOT NULL, config_id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, config_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memories (
+  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, room_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
+`;
+
+/** How long a connection waits for a lock: long enough for a brief holder, short for a refusal. */
+const BUSY_MS = 500;
+const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** Whether the path names a file another connection could open (not a private in-memory or temp database). */
+export function isFile(path: string): boolean {
+  return path !== ":memory:" && path !== "";
+}
+
+/** Where the pid of the router holding a file store is written. */
+export function pidFile(path: string): string {
+  return `${path}.pid`;
+}
+
+/** Where the lock that keeps a second router off a file store is held (a SQLite file of its own, left in place). */
+export function lockFile(path: string): string {
+  return `${path}.lock`;
+}
+
+/** A store's open file: the connection, and the lock file's connection that holds the store for this router. */
+export interface OpenedFile {
+  db: Database.Database;
+  lock: Database.Database | undefined;
+}
+
+/**
+ * Opens (creating the parent directory), takes the store's lock and migrates; any failure names the path, and
+ * a lock held elsewhere names the holder's pid.
+ *
+ * The lock is an exclusive SQLite lock on `PATH.lock`, not on the database: the database is shared with the
+ * store's checkpoint thread (sqlite-checkpointer.ts), and SQLite's own exclusive mode allows one connection
+ * only. SQLite knows its locks across threads and processes, and the operating system drops them with the
+ * process that held them.
+ *
+ * Checkpoints are the checkpoint thread's (`wal_autocheckpoint = 0`): SQLite would run one inside the COMMIT
+ * that crosses its threshold, and every commit behind it would wait for its copying and fsyncs.
+ */
+export function openDatabase(path: string): OpenedFile {
+  let db: Database.Database | undefined;
+  let lock: Database.Database | undefined;
+  try {
+    if (isFile(path)) {
+      mkdirSync(dirname(resolve(path)), { recursive: true });
+      lock = takeLock(path);
+    }
+    db = new Database(path);
+    db.pragma(`busy_timeout = ${BUSY_MS}`);
+    db.pragma("journal_mode = WAL");
+    // With WAL, NORMAL loses at most the last commits on power loss, never consistency; much faster.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("wal_autocheckpoint = 0");
+    // When the WAL starts over, it is cut back to this (it can grow past it while commits never pause).
+    db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
+    db.exec(SCHEMA);
+    db.function("status_ms", { deterministic: true }, (timestamp, updatedAt) => statusMs(timestamp, updatedAt as number));
+  } catch (err) {
+    db?.close();
+    lock?.close();
+    if ((err as { code?: unknown }).code === "SQLITE_BUSY" && isFile(path)) {
+      throw new Error(`store sqlite:${path} is in use by another a2a-router (pid ${holderPid(path)})`, { cause: err });
+    }
+    throw new Error(`cannot open SQLite store at ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  if (isFile(path)) {
+    try {
+      writeFileSync(pidFile(path), `${process.pid}\n`);
+    } catch {
+      // Only the message a refused second router prints needs it; the lock is what keeps it out.
+    }
+  }
+  return { db, lock };
+}
+
+/** A connection for checkpoints only, to a store some thread of this process has open. */
+export function openForCheckpoints(path: string): Database.Database {
+  const db = new Database(path, { fileMustExist: true });
+  db.pragma(`busy_timeout = ${BUSY_MS}`);
+  db.pragma("wal_autocheckpoint = 0");
+  return db;
+}
+
+/** Exclusive mode keeps the lock from the first write to close; BEGIN EXCLUSIVE is that write. */
+function takeLock(path: string): Database.Database {
+  const lock = new Database(lockFile(path));
+  try {
+    lock.pragma(`busy_timeout = ${BUSY_MS}`);
+    lock.pragma("locking_mode = EXCLUSIVE");
+    lock.exec("BEGIN EXCLUSIVE; COMMIT");
+    return lock;
+  } catch (err) {
+    lock.close();
+    throw err;
+  }
+}
+
+/** Closes, removing the pid file first: once the lock is gone, the next owner may already have written its own. */
+export function closeDatabase(file: OpenedFile, path: string): void {
+  if (!file.db.open) return;
+  if (isFile(path)) rmSync(pidFile(path), { force: true });
+  file.db.close();
+  file.lock?.close();
+}
+
+/** The pid in a file store's pid file when that process is alive, else "unknown". */
+function holderPid(path: string): string {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(pidFile(path), "utf8"), 10);
+  } catch {
+    return "unknown";
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return "unknown";
+  try {
+    process.kill(pid, 0); // signal 0: no signal, only whether the process exists
+    return String(pid);
+  } catch (err) {
+    // EPERM: it exists but belongs to another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM" ? String(pid) : "unknown";
+  }
+}

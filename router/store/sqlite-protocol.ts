@@ -1,0 +1,70 @@
+/**
+ * What the SQLite store's two threads say to each other (router/store/sqlite-store.ts on the caller's thread,
+ * sqlite-worker.ts beside its connection): calls by name with plain arguments, answers as plain values, and
+ * errors flattened to what survives a thread boundary.
+ */
+
+/** A task row: id, context id, agent id, state, updatedAt (epoch ms), the task's JSON. */
+export type TaskRow = [string, string, string, string, number, string];
+/** An event row: task id, seq, the event's JSON. */
+export type EventRow = [string, number, string];
+
+/** The checkpoint cadence (SqliteStore's `checkpoints` option). */
+export interface CheckpointOptions {
+  /** How often the WAL is copied: at the relay's write rate, a few MB each time. */
+  everyMs: number;
+  /** WAL pages (4 KB) past which the WAL is made to start over. */
+  restartFrames: number;
+}
+
+export const DEFAULT_CHECKPOINTS: CheckpointOptions = { everyMs: 100, restartFrames: 16_384 };
+
+/** The worker's operations (SqliteTables' methods). */
+export const STORE_OPS = [
+  "commit",
+  "getTask",
+  "readEvents",
+  "listTasks",
+  "countTasks",
+  "listUnfinishedTasks",
+  "setPushConfig",
+  "getPushConfigs",
+  "deletePushConfig",
+  "addMemory",
+  "listMemories",
+  "close",
+] as const;
+export type StoreOp = (typeof STORE_OPS)[number];
+
+export interface StoreCall {
+  id: number;
+  op: StoreOp;
+  args: unknown[];
+}
+
+/** An answer to call `id`; id 0 answers the opening of the file. */
+export type StoreAnswer = { id: number; value: unknown } | { id: number; error: WireError };
+
+/** An error as it crosses the thread boundary: its class name (of the built-ins), message and code. */
+export interface WireError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export function toWireError(err: unknown): WireError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const code = (e as { code?: unknown }).code;
+  return { name: e.name, message: e.message, ...(typeof code === "string" && { code }) };
+}
+
+/**
+ * The error again, of the same built-in class (a RangeError stays one: a log gap is reported that way) and
+ * with its SQLite code, its stack the caller's.
+ */
+export function fromWireError(wire: WireError): Error {
+  const Class = wire.name === "RangeError" ? RangeError : wire.name === "TypeError" ? TypeError : Error;
+  const err = new Class(wire.message);
+  if (wire.code !== undefined) Object.assign(err, { code: wire.code });
+  return err;
+}
