@@ -29,3 +29,13 @@ const router = await startRouter({ config, logger: createLogger(), schemas, host
 const stop = () => void router.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
+
+// BENCH_MEMORY_TRACE=ms: the router's memory by kind on stderr (shown with BENCH_VERBOSE), to find what grows.
+const traceMs = Number(process.env.BENCH_MEMORY_TRACE ?? 0);
+if (traceMs > 0) {
+  const mb = (n: number): string => (n / 1048576).toFixed(0);
+  setInterval(() => {
+    const m = process.memoryUsage();
+    process.stderr.write(`memory rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)}\n`);
+  }, traceMs).unref();
+}

@@ -14,6 +14,10 @@ export interface LivenessOptions {
   registerTimeoutMs: number;
 }
 
+/** Unstored update bytes at which an agent's socket is paused, and resumed. */
+const FLOW_HIGH_BYTES = 256 * 1024;
+const FLOW_LOW_BYTES = FLOW_HIGH_BYTES / 2;
+
 /** What a connection reports to the hub. */
 export interface ConnectionEvents {
   frame(conn: HubConnection, data: RawData, isBinary: boolean): void;
@@ -36,6 +40,9 @@ export class HubConnection {
   #error: number | undefined;
   #answers: Promise<void> = Promise.resolve();
   #gone = false;
+  /** Bytes of this agent's task updates received and not yet stored (or dropped). */
+  #unstored = 0;
+  #paused = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -84,6 +91,34 @@ export class HubConnection {
     clearTimeout(this.#registerBy);
   }
 
+  /** Whether the socket is not being read (see `hold`). */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /**
+   * Counts a received task update until `settled` (it is stored, or refused): past FLOW_HIGH_BYTES the socket
+   * stops being read until the store has caught up to FLOW_LOW_BYTES. An agent faster than the store then
+   * waits in its own socket (TCP pushes back on its writes) instead of in the router's memory, and the event
+   * loop is not given over to one agent's flood while other tasks' events wait behind it.
+   */
+  hold(bytes: number, settled: Promise<unknown>): void {
+    this.#unstored += bytes;
+    if (!this.#paused && this.#unstored > FLOW_HIGH_BYTES) {
+      this.#paused = true;
+      this.ws.pause();
+    }
+    const release = (): void => {
+      this.#unstored -= bytes;
+      if (this.#paused && this.#unstored <= FLOW_LOW_BYTES) {
+        this.#paused = false;
+        this.ws.resume();
+        this.#alive();
+      }
+    };
+    settled.then(release, release);
+  }
+
   send(frame: object): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
   }
@@ -120,6 +155,8 @@ export class HubConnection {
     if (this.#silence) this.#silence.refresh();
     else {
       this.#silence = setTimeout(() => {
+        // Not read while paused, its pongs included: the silence is ours.
+        if (this.#paused) return void this.#silence?.refresh();
         this.logger.warn({ connection: this.id, agent: this.agent?.info.id }, "hub agent timed out");
         this.ws.terminate();
         this.#drop(`it sent nothing for ${this.options.timeoutMs} ms`, false);

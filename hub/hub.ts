@@ -79,6 +79,13 @@ export class AgentHub {
     return n;
   }
 
+  /** Agent sockets not being read until the store has caught up with their updates (flow control). */
+  pausedCount(): number {
+    let n = 0;
+    for (const c of this.#connections) if (c.paused) n++;
+    return n;
+  }
+
   /** Takes the upgrade if the path is the hub's; returns false to let others handle it. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? "/", "http://hub");
@@ -160,6 +167,7 @@ export class AgentHub {
       result = Promise.reject(err);
     }
     if (result instanceof Promise) {
+      if (TASK_UPDATE_METHODS.has(frame.method)) conn.hold(frameBytes(data), result);
       result.catch((err: unknown) => {
         // At debug level: a misbehaving agent must not be able to flood the log.
         this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: (err as Error).message }, "hub frame refused");
@@ -198,6 +206,12 @@ export class AgentHub {
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
     return { registered: true, agent_id: agent.info.id };
   }
+}
+
+/** A frame's size on the wire (ws hands over a Buffer, or fragments, by default). */
+function frameBytes(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data.byteLength;
 }
 
 /** Answers a refused upgrade with a plain HTTP status and closes the socket. */

@@ -59,7 +59,7 @@ export interface RouterOptions {
   /** Shared schema registry (compiled once); one is made when absent. */
   schemas?: SchemaRegistry;
   /** Engine buffer sizes (tests and benchmarks). */
-  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents" | "streamBufferBytes">;
+  tuning?: Pick<EngineOptions, "subscriberCapacity" | "logPageSize" | "maxPendingEvents" | "maxUnstoredBytes" | "streamBufferBytes">;
   /** Upstream agent options beyond the config (tests: a short retry backoff). */
   upstream?: HttpAgentOptions;
 }
@@ -167,6 +167,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     pendingCommits: () => engine?.stats().pendingCommits ?? 0,
     logFallbacks: () => engine?.stats().logFallbacks ?? 0,
     hubAgents: () => hub?.onlineCount() ?? 0,
+    hubAgentsPaused: () => hub?.pausedCount() ?? 0,
   });
   // Webhooks may reach private addresses in dev mode only (loopback bind, no keys) or when allowed (SSRF).
   const devMode = isLoopback(config.host) && config.apiKeys.length === 0;

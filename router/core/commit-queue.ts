@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { LoggedEvent, Task } from "./model.js";
+import { eventJson, stored } from "./event-bytes.js";
 import type { CommitBatch, CommitResult, TaskStore } from "./store.js";
 
 const RETRY_MIN_MS = 50;
@@ -135,6 +136,7 @@ export class CommitQueue {
   #flushing = false;
   #addedGen = 0;
   #waiters: Waiter[] = [];
+  #unstoredBytes = 0;
 
   constructor(store: TaskStore, options: CommitQueueOptions) {
     this.#store = store;
@@ -148,9 +150,19 @@ export class CommitQueue {
     return n;
   }
 
+  /**
+   * Bytes of the events added and not yet stored (their JSON, serialized here once for the store and the
+   * streams): what a turn waits on before reading more of its agent, so a fast agent's updates wait in its
+   * socket rather than in the router's memory.
+   */
+  get unstoredBytes(): number {
+    return this.#unstoredBytes;
+  }
+
   /** Queues a task snapshot (always the live object: the newest state wins) and optionally an event. */
   add(task: Task, event?: LoggedEvent): void {
     const gen = ++this.#addedGen;
+    if (event) this.#unstoredBytes += eventJson(event).length;
     const lane = this.#lanes.get(task.id);
     // A task being retried keeps its writes in order behind the failed ones, off the shared batch.
     if (lane) lane.next.add(task, event, gen);
@@ -248,6 +260,7 @@ export class CommitQueue {
   #abandon(lane: Lane): void {
     this.#lanes.delete(lane.taskId);
     const writes = lane.writes;
+    this.#settled(writes.events);
     const firstGen = writes.firstGen.get(lane.taskId)!;
     for (const w of this.#waiters) if ((w.taskId === undefined || w.taskId === lane.taskId) && w.gen >= firstGen) w.lost = true;
     this.#release();
@@ -261,6 +274,7 @@ export class CommitQueue {
   }
 
   #committed(writes: Writes, result: CommitResult | void): void {
+    this.#settled(writes.events);
     const fenced = result?.fenced ?? [];
     let durable = writes.events;
     if (fenced.length > 0) {
@@ -269,6 +283,14 @@ export class CommitQueue {
       this.#opts.onFenced(fenced);
     }
     if (durable.length > 0) this.#opts.onCommitted(durable);
+  }
+
+  /** Events out of the queue's hands, stored or given up on. */
+  #settled(events: LoggedEvent[]): void {
+    for (const e of events) {
+      this.#unstoredBytes -= eventJson(e).length;
+      stored(e);
+    }
   }
 
   /** Whether some write added at or before `gen` (of `taskId`, or of any task) is not settled yet. */

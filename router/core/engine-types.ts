@@ -28,6 +28,8 @@ export interface EngineOptions {
   streamBufferBytes?: number;
   /** Uncommitted events above which the engine waits for the store before reading the agent further. */
   maxPendingEvents?: number;
+  /** Bytes of uncommitted events (their JSON) above which the same. Default 1 MiB. */
+  maxUnstoredBytes?: number;
   /** Events read from the log per page when a stream catches up. */
   logPageSize?: number;
   /**

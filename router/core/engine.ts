@@ -30,7 +30,7 @@ export type { EngineObserver, EngineOptions };
  * fast agent): a lower one made fast streams overflow every tick and re-read, re-parse and re-render each
  * event from the log. Memory is bounded by streamBufferBytes instead.
  */
-const DEFAULTS = { subscriberCapacity: 65_536, streamBufferBytes: 1_048_576, maxPendingEvents: 10_000, logPageSize: 256 };
+const DEFAULTS = { subscriberCapacity: 65_536, streamBufferBytes: 1_048_576, maxPendingEvents: 10_000, maxUnstoredBytes: 262_144, logPageSize: 256 };
 /** How long tasks/cancel waits for the agent to take the cancel before ending the task itself. */
 const CANCEL_GRACE_MS = 2000;
 /** How long shutdown waits for agents to take the cancels of the turns it failed. */
@@ -74,6 +74,7 @@ export class TaskEngine {
       log: this.#log,
       taskTimeoutMs: options.taskTimeoutMs,
       maxPendingEvents: this.#opts.maxPendingEvents,
+      maxUnstoredBytes: this.#opts.maxUnstoredBytes,
       ...(observer && { observer }),
     });
     const live = this.#live;

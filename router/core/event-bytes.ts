@@ -10,9 +10,9 @@ const cache = new WeakMap<StreamEvent, string>();
 const sizes = new WeakMap<StreamEvent, number>();
 
 /**
- * Large events keep only their size: a kept copy of a 200 KB JSON lives as long as the event and so moves
- * to V8's old generation, where only a full collection frees it; a copy dropped right after the store wrote
- * it dies young and cheaply.
+ * Large events keep their JSON only until they are stored (`stored`), then only its size: a kept copy of a
+ * 200 KB JSON lives as long as the event and so moves to V8's old generation, where only a full collection
+ * frees it; a copy dropped right after the store wrote it dies young and cheaply.
  */
 const KEEP_JSON_CHARS = 16 * 1024;
 
@@ -20,10 +20,17 @@ export function eventJson(event: StreamEvent): string {
   let json = cache.get(event);
   if (json === undefined) {
     json = JSON.stringify(event);
-    if (json.length < KEEP_JSON_CHARS) cache.set(event, json);
-    else sizes.set(event, json.length);
+    cache.set(event, json);
   }
   return json;
+}
+
+/** The store has the event: a large one's JSON is let go (its size stays known). */
+export function stored(event: StreamEvent): void {
+  const json = cache.get(event);
+  if (json === undefined || json.length < KEEP_JSON_CHARS) return;
+  cache.delete(event);
+  sizes.set(event, json.length);
 }
 
 

@@ -13,6 +13,8 @@ export interface TurnRunnerHost {
   taskTimeoutMs: number;
   /** Uncommitted events above which the runner waits for the store before reading the agent further. */
   maxPendingEvents: number;
+  /** Bytes of uncommitted events above which the same (a few large events are as heavy as many small ones). */
+  maxUnstoredBytes: number;
   observer?: EngineObserver;
 }
 
@@ -51,7 +53,8 @@ export class TurnRunner {
         if (live.turnEnded) break;
         this.#append(live, update);
         if (live.turnEnded) break;
-        if (this.#host.commits.pending > this.#host.maxPendingEvents) await this.#host.commits.flushed(task.id);
+        const { commits } = this.#host;
+        if (commits.pending > this.#host.maxPendingEvents || commits.unstoredBytes > this.#host.maxUnstoredBytes) await commits.flushed(task.id);
       }
       if (!live.turnEnded) {
         if (live.canceling) this.endTurn(live, "canceled", "Canceled by the client.");

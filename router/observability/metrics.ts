@@ -14,7 +14,7 @@ export class RouterMetrics implements EngineObserver {
   readonly eventsRelayed: Counter;
   readonly sseStreams: Gauge;
 
-  constructor(live: { liveTasks(): number; streams(): number; bufferedEvents(): number; pendingCommits(): number; logFallbacks(): number; hubAgents(): number }) {
+  constructor(live: { liveTasks(): number; streams(): number; bufferedEvents(): number; pendingCommits(): number; logFallbacks(): number; hubAgents(): number; hubAgentsPaused(): number }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "a2a_router_" });
     this.tasksStarted = new Counter({ name: "a2a_router_turns_started_total", help: "Task turns started, by agent", labelNames: ["agent"], registers });
@@ -30,6 +30,7 @@ export class RouterMetrics implements EngineObserver {
     gauge("a2a_router_commit_queue_depth", "Events waiting to be committed to the store", live.pendingCommits);
     gauge("a2a_router_stream_log_fallbacks", "Times a lagging stream switched from its live queue to the log", live.logFallbacks);
     gauge("a2a_router_hub_agents_online", "WebSocket hub agents connected and registered", live.hubAgents);
+    gauge("a2a_router_hub_agents_paused", "Hub agents whose socket is not read until the store has their updates", live.hubAgentsPaused);
   }
 
   taskStarted(task: Task): void {

@@ -27,6 +27,11 @@ const FILTER_SQL: Record<Filter, string> = {
 /** SQLite's default page size, which the store keeps. */
 const PAGE_BYTES = 4096;
 
+/** How long the writer waits for the checkpoint thread before committing on (and trying again next commit). */
+const RESTART_PATIENCE_MS = 2000;
+/** Something to sleep on between attempts (a worker thread may block; nothing else runs on it). */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 /** The WAL file's extent (it keeps its largest until it is cut back). */
 function walBytes(path: string): number {
   return statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
@@ -101,8 +106,19 @@ export class SqliteTables {
   /** One transaction for the batch; an event already stored is skipped, a gap fails it all. */
   commit(tasks: TaskRow[], events: EventRow[]): void {
     this.#commit(tasks, events);
-    if (this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes) {
-      this.#db.pragma("wal_checkpoint(RESTART)");
+    if (this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes) this.#restartWal();
+  }
+
+  /**
+   * A RESTART checkpoint, retried while the checkpoint thread's own pass holds the checkpoint lock (SQLite
+   * answers busy at once then): the writer holds its commits meanwhile, so the WAL cannot grow past its bound.
+   */
+  #restartWal(): void {
+    const giveUpAt = Date.now() + RESTART_PATIENCE_MS;
+    for (;;) {
+      const [result] = this.#db.pragma("wal_checkpoint(RESTART)") as Array<{ busy: number }>;
+      if (!result?.busy || Date.now() > giveUpAt) return;
+      Atomics.wait(pause, 0, 0, 1);
     }
   }
 

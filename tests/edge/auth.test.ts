@@ -163,7 +163,7 @@ test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task se
     service: {} as never,
     schemas: {} as never,
     agents: new AgentRegistry(),
-    metrics: new RouterMetrics({ liveTasks: zero, streams: zero, bufferedEvents: zero, pendingCommits: zero, logFallbacks: zero, hubAgents: zero }),
+    metrics: new RouterMetrics({ liveTasks: zero, streams: zero, bufferedEvents: zero, pendingCommits: zero, logFallbacks: zero, hubAgents: zero, hubAgentsPaused: zero }),
     logger: silentLogger(),
     apiKeys: [{ key: "k1", name: "alice" }],
     maxBodyBytes: 1024,

@@ -8,6 +8,7 @@ import type { TaskStore } from "../../router/core/store.js";
 import { SqliteStore } from "../../router/store/index.js";
 import { runBin, spawnRouter } from "../helpers/spawn-router.js";
 import { makeEvent, makeTask, runStoreContract } from "../store.contract.js";
+import { until } from "../helpers/until.js";
 
 const seqs = (events: Array<{ seq: number }>): number[] => events.map((e) => e.seq);
 
@@ -18,15 +19,6 @@ async function writeEvents(store: SqliteStore, taskId: string, count: number, by
     const event = makeEvent(taskId, seq);
     event.metadata = { text };
     await store.commit({ tasks: [makeTask(taskId, { lastSeq: seq })], events: [event] });
-  }
-}
-
-/** Resolves once `done()` holds; the checkpoint thread works on its own clock, so it is asked, not awaited. */
-async function until(done: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
