@@ -7,6 +7,16 @@ import { pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
 import { DEFAULT_CHECKPOINTS, fromWireError, type CheckpointOptions, type EventRow, type StoreAnswer, type StoreOp, type TaskRow } from "./sqlite-protocol.js";
 
+/**
+ * The workers' V8 heaps. Everything the writer holds is short-lived (each call's rows), but V8 sizes a heap by
+ * its allocation rate: a writer passing 200 MB of large events through would otherwise keep a young
+ * generation of up to 48 MB and promote whatever a scavenge caught in flight, all of it router RSS. A small
+ * young generation collects those rows at once. The old generation's cap is far above what either keeps
+ * (prepared statements, one call's rows).
+ */
+const WRITER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 };
+const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 64 };
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
@@ -67,8 +77,9 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const checkpoints = { ...DEFAULT_CHECKPOINTS, ...options.checkpoints };
     // Both start at once (a worker takes a while to boot); the checkpointer opens the file once the writer has.
     // A private in-memory database has no WAL to checkpoint (and no other connection could reach it).
-    const checkpointer = isFile(path) ? new Worker(workerModule("sqlite-checkpointer.js"), { workerData: { path, checkpoints } }) : undefined;
-    const writer = new Worker(workerModule("sqlite-worker.js"), { workerData: { path, checkpoints } });
+    const workerData = { path, checkpoints };
+    const checkpointer = isFile(path) ? new Worker(workerModule("sqlite-checkpointer.js"), { workerData, resourceLimits: CHECKPOINTER_HEAP }) : undefined;
+    const writer = new Worker(workerModule("sqlite-worker.js"), { workerData, resourceLimits: WRITER_HEAP });
     // Listening from the start: a worker that fails to boot reports it at once.
     const checkpointerReady = checkpointer && opened(checkpointer);
     checkpointerReady?.catch(() => undefined); // awaited below, unless the writer failed first
