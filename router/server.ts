@@ -173,7 +173,11 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   const devMode = isLoopback(config.host) && config.apiKeys.length === 0;
   const push = new PushNotifier({ store, logger, urlPolicy: { allowPrivate: devMode || config.push.allowPrivateUrls } });
   const observer = {
-    taskStarted: (task: Task) => metrics.taskStarted(task),
+    taskStarted: (task: Task) => {
+      metrics.taskStarted(task);
+      // A new task (nothing logged yet). In a cluster another instance may set its configs: it is looked up.
+      if (!cluster && task.lastSeq === 0) push.created(task.id);
+    },
     turnEnded: (task: Task, durationMs: number) => metrics.turnEnded(task, durationMs),
     eventsCommitted: (events: LoggedEvent[]) => {
       metrics.eventsCommitted(events);

@@ -8,6 +8,7 @@ import type { Subscriber } from "./subscriber.js";
 
 /** Hooks for metrics and push notifications; all optional, all called after the fact. */
 export interface EngineObserver {
+  /** A turn was handed to its agent (before its task is durable, outside a cluster). */
   taskStarted?(task: Task): void;
   turnEnded?(task: Task, durationMs: number): void;
   eventsCommitted?(events: LoggedEvent[]): void;

@@ -20,6 +20,7 @@ import type { TaskStore } from "./store.js";
 import { SharedLog } from "./shared-log.js";
 import { StoreFailures } from "./store-failures.js";
 import { TurnLeases } from "./turn-leases.js";
+import { copyOfNew, newTask, nextTurn } from "./task-state.js";
 import { TurnRunner } from "./turn-runner.js";
 import { isTurnEnd, settledOrAfter } from "./turn-rules.js";
 
@@ -57,6 +58,8 @@ export class TaskEngine {
   #leases: TurnLeases;
   /** Runs agents' turns and appends their updates to the log. */
   #turns: TurnRunner;
+  /** What startTurn returned -> its turn, for turnResult. */
+  #started = new WeakMap<object, LiveTask>();
 
   constructor(options: EngineOptions) {
     this.#opts = { ...DEFAULTS, ...options };
@@ -166,26 +169,29 @@ export class TaskEngine {
 
   /**
    * Starts a turn: a new task, or the next turn of a task waiting for input. Resolves once the task is
-   * stored, with the seq after which this turn's events will be logged.
+   * stored, with the seq after which this turn's events will be logged. `blocking`: the caller only awaits
+   * turnResult (a blocking send), so the agent may start before the task is durable (not in a cluster, where
+   * the task's first write may be fenced).
    */
-  async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
+  async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, opts: { blocking?: boolean } = {}): Promise<{ task: Task; fromSeq: number }> {
+    const early = opts.blocking === true && !this.#opts.cluster;
     if (this.#closing) throw TaskError.shuttingDown();
     if (req.taskId !== undefined) {
       // Claim the id before the first await: concurrent sends with one id must not start two turns.
       if (this.#starting.has(req.taskId)) throw TaskError.invalidParams(`task ${req.taskId} is being started by another request`, "id");
       this.#starting.add(req.taskId);
       try {
-        return await this.#startTurn(req, dialect, agent);
+        return await this.#startTurn(req, dialect, agent, early);
       } finally {
         this.#starting.delete(req.taskId);
       }
     }
-    return this.#startTurn(req, dialect, agent);
+    return this.#startTurn(req, dialect, agent, early);
   }
 
-  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector): Promise<{ task: Task; fromSeq: number }> {
+  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, early: boolean): Promise<{ task: Task; fromSeq: number }> {
     const cluster = this.#opts.cluster;
-    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined);
+    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined, early);
     // Cluster: an agent connected to another instance runs its turns there (the log brings the events back).
     const stored = req.taskId ? await this.#opts.store.getTask(req.taskId) : undefined;
     const owner = stored ? this.#opts.agents.find(stored.agentId) : agent;
@@ -193,18 +199,18 @@ export class TaskEngine {
     if (instance !== undefined) return cluster.handOver(instance, req, dialect, owner!.info.id);
     // Otherwise this instance takes the turn's lease before reading the task: no other instance writes it now.
     req.taskId ??= randomUUID();
-    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined);
+    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined, false);
     const lease = await cluster.beginTurn(req.taskId);
     try {
       if (lease.lostOwner) await this.#leases.failLostTurn(req.taskId, lease.lostOwner);
-      return await this.#beginTurn(req, dialect, agent, lease.token);
+      return await this.#beginTurn(req, dialect, agent, lease.token, false);
     } catch (err) {
       if (!this.#live.has(req.taskId)) await cluster.abandonTurn(req.taskId, lease.token).catch(() => undefined);
       throw err;
     }
   }
 
-  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined): Promise<{ task: Task; fromSeq: number }> {
+  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, early: boolean): Promise<{ task: Task; fromSeq: number }> {
     const now = new Date().toISOString();
     let task: Task;
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.getTask(req.taskId))) : undefined;
@@ -224,25 +230,9 @@ export class TaskEngine {
       agent = owner;
       if (!agent.isOnline()) throw TaskError.agentUnavailable(agent.info.id);
       task = existing;
-      task.status = { state: "submitted", timestamp: now };
-      task.history.push(req.message);
-      task.metadata = { ...task.metadata, ...req.metadata };
-      task.updatedAt = now;
+      nextTurn(task, req, now);
     } else {
-      task = {
-        id: req.taskId ?? randomUUID(),
-        contextId: req.contextId ?? randomUUID(),
-        agentId: agent.info.id,
-        dialect,
-        status: { state: "submitted", timestamp: now },
-        artifacts: [],
-        history: [req.message],
-        metadata: { ...req.metadata },
-        createdAt: now,
-        updatedAt: now,
-        lastSeq: 0,
-        ...(req.owner !== undefined && { owner: req.owner }),
-      };
+      task = newTask(req, dialect, agent.info.id, now);
     }
     req.message.taskId ??= task.id;
     req.message.contextId ??= task.contextId;
@@ -263,22 +253,39 @@ export class TaskEngine {
     };
     this.#live.set(task.id, live);
     this.#commits.add(task);
-    if (!(await this.#commits.flushed(task.id))) throw TaskError.internal("the router could not store the task");
+    const stored = this.#commits.flushed(task.id);
+    const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
+    this.#started.set(started, live);
+    // Early, a turn that ends within the tick is stored with its task in one commit, not two (answers wait for
+    // commits). A stream subscribes once its task is stored: its agent starts then, so it sees the turn live.
+    if (early) this.#hand(live, req);
+    if (!(await stored)) throw TaskError.internal("the router could not store the task");
     // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
-    if (this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
+    if (!early && this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
+    if (!early) this.#hand(live, req);
+    return started;
+  }
+
+  #hand(live: LiveTask, req: SendRequest): void {
+    const { task, agent } = live;
     this.#opts.observer?.taskStarted?.(task);
-    this.#log.info({ task: task.id, agent: agent.info.id, context: task.contextId }, "task turn started");
+    this.#log.debug({ task: task.id, agent: agent.info.id, context: task.contextId }, "task turn started");
     void this.#turns.run(live, req);
-    return { task: structuredClone(task), fromSeq: task.lastSeq };
   }
 
   /**
-   * The task once the turn that logs its events after `fromSeq` has ended and its final event is durable:
-   * what a blocking send answers with. Waits on the turn itself, reading nothing from the log.
+   * The task once the turn `turn` (what startTurn returned) has ended and its final event is durable: what a
+   * blocking send answers with. Waits on the turn itself, reading nothing from the log.
    */
-  async turnResult(taskId: string, fromSeq: number): Promise<Task | undefined> {
-    const live = this.#live.get(taskId);
-    if (live && live.turnFromSeq === fromSeq) await live.done;
+  async turnResult(turn: { task: Task; fromSeq: number }): Promise<Task | undefined> {
+    const { task: { id: taskId }, fromSeq } = turn;
+    // A turn that ended within its first commit has left #live before its caller asks.
+    const live = this.#started.get(turn) ?? this.#live.get(taskId);
+    if (live && live.turnFromSeq === fromSeq) {
+      await live.done;
+      // Durable, and no longer written (a next turn reads the store): not read back. A turn failed unstored is.
+      if (!this.#opts.cluster && !this.#failures.get(taskId)) return structuredClone(live.task);
+    }
     if (!this.#opts.cluster) return this.getTask(taskId);
     // Cluster: the turn may run on another instance (or have moved to one, this instance having lost its
     // lease): its end is in the log.

@@ -1,4 +1,39 @@
-import type { Artifact, ArtifactUpdate, Part, Task, TaskStatus } from "./model.js";
+import { randomUUID } from "node:crypto";
+import type { Artifact, ArtifactUpdate, DialectName, Part, SendRequest, Task, TaskStatus } from "./model.js";
+
+/** A task created by `req`, submitted to its agent. */
+export function newTask(req: SendRequest, dialect: DialectName, agentId: string, now: string): Task {
+  return {
+    id: req.taskId ?? randomUUID(),
+    contextId: req.contextId ?? randomUUID(),
+    agentId,
+    dialect,
+    status: { state: "submitted", timestamp: now },
+    artifacts: [],
+    history: [req.message],
+    metadata: { ...req.metadata },
+    createdAt: now,
+    updatedAt: now,
+    lastSeq: 0,
+    ...(req.owner !== undefined && { owner: req.owner }),
+  };
+}
+
+/**
+ * A copy of a task newTask made, before its turn changed anything: worth a structuredClone, but sharing the
+ * request's message and metadata values, which the task's history and the agent's context share already.
+ */
+export function copyOfNew(task: Task): Task {
+  return { ...task, status: { ...task.status }, artifacts: [], history: [...task.history], metadata: { ...task.metadata } };
+}
+
+/** A task that waited for input, submitted again with `req`'s message. */
+export function nextTurn(task: Task, req: SendRequest, now: string): void {
+  task.status = { state: "submitted", timestamp: now };
+  task.history.push(req.message);
+  task.metadata = { ...task.metadata, ...req.metadata };
+  task.updatedAt = now;
+}
 
 /** Applies an artifact update to a task's artifacts: replace by id, or append parts when `append`. */
 export function applyArtifact(task: Task, update: ArtifactUpdate): void {

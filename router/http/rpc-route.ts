@@ -35,7 +35,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
       return;
     }
     const aborter = new AbortController();
-    res.on("close", () => aborter.abort());
+    const abort = () => aborter.abort();
+    res.once("close", abort);
     const result = await deps.dispatcher.dispatch(body, {
       // v1.0 3.6: the version may also come as a query parameter.
       a2aVersion: req.get("a2a-version") ?? (typeof req.query["A2A-Version"] === "string" ? req.query["A2A-Version"] : undefined),
@@ -46,8 +47,10 @@ export function rpcHandler(deps: RpcRouteDeps) {
       signal: aborter.signal,
     });
     if (result.kind === "json") {
+      // Only a stream reads the signal after dispatch; an abort per answer would build a DOMException for nobody.
+      res.off("close", abort);
       if (result.body === undefined) res.status(204).end();
-      else res.status(200).json(result.body);
+      else sendJson(res, result.body);
       return;
     }
     body = undefined;
@@ -67,4 +70,11 @@ export function rpcHandler(deps: RpcRouteDeps) {
       writer.end();
     }
   };
+}
+
+/** res.json without the ETag: hashing every answer buys nothing on a POST (no conditional requests). */
+function sendJson(res: Response, body: unknown): void {
+  res.statusCode = 200;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.end(JSON.stringify(body));
 }

@@ -24,7 +24,7 @@ export interface PushNotifierOptions {
   failingAfter?: number;
   /** Events read from the task's log per page. */
   logPageSize?: number;
-  /** Tasks remembered as having no configs (saves a store read per commit); oldest forgotten first. */
+  /** Tasks remembered as having no configs (saves a store read per commit), at most; the oldest half is forgotten at once. */
   negativeCacheSize?: number;
   /** Which webhook addresses may be called (SSRF); default: any (dev mode). */
   urlPolicy?: PushUrlPolicy;
@@ -80,8 +80,13 @@ export class PushNotifier {
   #targets = new Map<string, Map<string, Target>>();
   /** Tasks whose configs are being read from the store after a restart. */
   #loading = new Map<string, Promise<void>>();
-  /** Tasks known to have no configs (insertion-ordered, bounded). */
+  /**
+   * Tasks known to have no configs, in two generations: when the newer holds half the bound, the older is
+   * dropped whole. Evicting the oldest of one Set one at a time cost ~10 µs per new task (V8 skips every
+   * deleted entry to find the first live one).
+   */
   #none = new Set<string>();
+  #noneOlder = new Set<string>();
   #timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   #abort = new AbortController();
   #closed = false;
@@ -105,6 +110,7 @@ export class PushNotifier {
     await this.#store.setPushConfig(taskId, saved);
     const cursor = afterSeq ?? (await this.#store.getTask(taskId))?.lastSeq ?? 0;
     this.#none.delete(taskId);
+    this.#noneOlder.delete(taskId);
     this.#start(taskId, saved, cursor, true);
     return { ...saved };
   }
@@ -119,6 +125,14 @@ export class PushNotifier {
     this.#stop(taskId, configId);
   }
 
+  /**
+   * Engine observer hook: a task this router has just created. Its configs can only be set once it exists,
+   * through set(), so its commits need not look for configs in the store.
+   */
+  created(taskId: string): void {
+    if (!this.#targets.has(taskId)) this.#rememberNone(taskId);
+  }
+
   /** Engine observer hook: wakes the webhooks of the tasks in a committed batch. Returns at once. */
   notify(events: LoggedEvent[]): void {
     if (this.#closed) return;
@@ -128,7 +142,7 @@ export class PushNotifier {
       const targets = this.#targets.get(taskId);
       if (targets) {
         for (const t of targets.values()) this.#wake(t);
-      } else if (!this.#none.has(taskId) && !this.#loading.has(taskId)) {
+      } else if (!this.#none.has(taskId) && !this.#noneOlder.has(taskId) && !this.#loading.has(taskId)) {
         // Configs set by an earlier run (a task resumed after a restart): read them once.
         const loading = this.#load(taskId, seq - 1).finally(() => this.#loading.delete(taskId));
         this.#loading.set(taskId, loading);
@@ -176,7 +190,9 @@ export class PushNotifier {
 
   #rememberNone(taskId: string): void {
     this.#none.add(taskId);
-    if (this.#none.size > this.#opts.negativeCacheSize) this.#none.delete(this.#none.values().next().value!);
+    if (this.#none.size < this.#opts.negativeCacheSize / 2) return;
+    this.#noneOlder = this.#none;
+    this.#none = new Set();
   }
 
   /** Starts (or, when `replace`, restarts) the delivery loop of one config. */

@@ -102,6 +102,16 @@ export class TaskService {
    * stored. The agent is the path's, else `metadata.agent`, else the default.
    */
   async start(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<StartedTurn> {
+    return this.#start(req, dialect, scope, false);
+  }
+
+  /** Starts a turn and waits for it to end (up to the task timeout, which fails the task): a blocking send. */
+  async send(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<Task> {
+    const started = await this.#start(req, dialect, scope, true);
+    return (await this.#deps.engine.turnResult(started)) ?? started.task;
+  }
+
+  async #start(req: SendRequest, dialect: DialectName, scope: Scope, blocking: boolean): Promise<StartedTurn> {
     if (req.taskId !== undefined) {
       const existing = await this.#deps.engine.getTask(req.taskId);
       // A continuation must name a task this caller may see; v0.1 clients may also name a new one.
@@ -115,15 +125,9 @@ export class TaskService {
     }
     const agent = this.#pickAgent(scope, req.agentId ?? (req.metadata.agent as string | undefined));
     const owner = scope.caller?.principal;
-    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent);
+    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent, { blocking });
     if (req.pushNotification) await this.#push().set(started.task.id, req.pushNotification, started.fromSeq);
     return started;
-  }
-
-  /** Starts a turn and waits for it to end (up to the task timeout, which fails the task): a blocking send. */
-  async send(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<Task> {
-    const { task, fromSeq } = await this.start(req, dialect, scope);
-    return (await this.#deps.engine.turnResult(task.id, fromSeq)) ?? task;
   }
 
   /** Starts a turn and streams its events as they are logged. */

@@ -56,6 +56,35 @@ describe("TaskService without any transport", () => {
     expect(task.artifacts[0]!.parts).toEqual([{ kind: "text", text: "1,2,3," }]);
   });
 
+  test("a blocking send of a turn that ends at once is one store commit, and is answered only once it is durable", async () => {
+    const agents = new AgentRegistry();
+    agents.set(counterAgent("counter", 3));
+    const store = new MemoryStore();
+    const commit = store.commit.bind(store);
+    const eventsPerCommit: number[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    store.commit = async (batch) => {
+      eventsPerCommit.push(batch.events.length);
+      await held;
+      return commit(batch);
+    };
+    const engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
+    engines.push(engine);
+    const service = new TaskService({ engine, agents, defaultAgent: "counter" });
+    let answered = false;
+    const sent = service.send(request("go"), "v0.3").then((task) => ((answered = true), task));
+    while (eventsPerCommit.length === 0) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    release();
+    const task = await sent;
+    // The task and all four of its events, in one commit.
+    expect(eventsPerCommit).toEqual([4]);
+    expect(task.status.state).toBe("completed");
+    expect((await store.getTask(task.id))?.lastSeq).toBe(4);
+  });
+
   test("stream yields the turn's events in order; resubscribe from a seq yields exactly the rest", async () => {
     const { service } = started();
     const { task, events } = await service.stream(request("go"), "v1.0");
