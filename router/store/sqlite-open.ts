@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { statusMs, TERMINAL_STATE_LIST } from "./common.js";
+import { TERMINAL_STATE_LIST } from "./common.js";
 
 /** `NOT IN` list of the terminal states, for SQL. */
 export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
@@ -88,7 +88,6 @@ export function openDatabase(path: string): OpenedFile {
     // When the WAL starts over, it is cut back to this (it can grow past it while commits never pause).
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
     db.exec(SCHEMA);
-    db.function("status_ms", { deterministic: true }, (timestamp, updatedAt) => statusMs(timestamp, updatedAt as number));
   } catch (err) {
     db?.close();
     lock?.close();

@@ -19,22 +19,11 @@ export interface CheckpointOptions {
 
 export const DEFAULT_CHECKPOINTS: CheckpointOptions = { everyMs: 100, restartFrames: 16_384 };
 
-/** The worker's operations (SqliteTables' methods). */
-export const STORE_OPS = [
-  "commit",
-  "getTask",
-  "readEvents",
-  "listTasks",
-  "countTasks",
-  "listUnfinishedTasks",
-  "setPushConfig",
-  "getPushConfigs",
-  "deletePushConfig",
-  "addMemory",
-  "listMemories",
-  "close",
-] as const;
-export type StoreOp = (typeof STORE_OPS)[number];
+/** The writer's operations (SqliteTables' methods). */
+export const WRITE_OPS = ["commit", "setPushConfig", "deletePushConfig", "addMemory", "close"] as const;
+/** Reads (SqliteQueries' methods): the writer serves them only for a private in-memory database. */
+export const READ_OPS = ["getTask", "readEvents", "listTasks", "countTasks", "listUnfinishedTasks", "getPushConfigs", "listMemories"] as const;
+export type StoreOp = (typeof WRITE_OPS)[number] | (typeof READ_OPS)[number];
 
 export interface StoreCall {
   id: number;

@@ -5,6 +5,7 @@ import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, Memory
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
+import { openForReads, SqliteQueries } from "./sqlite-queries.js";
 import { DEFAULT_CHECKPOINTS, fromWireError, type CheckpointOptions, type EventRow, type StoreAnswer, type StoreOp, type TaskRow } from "./sqlite-protocol.js";
 
 /**
@@ -26,12 +27,15 @@ interface Pending {
  * A TaskStore in one SQLite file (better-sqlite3, WAL mode): the default `./data/router.db`.
  * `SqliteStore.open(path)` creates the file's parent directory; `":memory:"` gives a private in-memory database.
  *
- * The connection lives on a worker thread of its own (router/store/sqlite-worker.ts): SQLite is synchronous,
- * and its inserts and reads would otherwise stall every stream of the router while they run. WAL checkpoints,
- * where SQLite waits for the disk, run on a second thread with a connection of their own
- * (sqlite-checkpointer.ts), beside the commits rather than ahead of them. Calls go to the worker in the order
- * they are made and are answered in that order, so a read made after a commit resolved sees it. Serializing (and parsing what comes back) stays on the caller's thread:
- * an event's JSON is the same string its live streams count (router/core/event-bytes.ts).
+ * Writes go to a worker thread that owns the writing connection (router/store/sqlite-worker.ts): SQLite is
+ * synchronous, and its inserts would otherwise stall every stream of the router while they run; they are
+ * answered in the order they were made. WAL checkpoints, where SQLite waits for the disk, run on a second
+ * thread with a connection of their own (sqlite-checkpointer.ts), beside the commits rather than ahead of
+ * them. Reads run here, on a read-only connection (sqlite-queries.ts): a WAL reader never waits for the
+ * writer, and a read costs no trip to another thread; a read made after a commit resolved sees it. (A private
+ * `:memory:` database lives on the writer's connection alone, which serves its reads too.) Serializing, and
+ * parsing what comes back, stays on the caller's thread: an event's JSON is the same string its live streams
+ * count (router/core/event-bytes.ts).
  *
  * One router per file: a file store holds an exclusive SQLite lock on `PATH.lock` from open to close, so a
  * second store on the file, in this process or another, fails to open with "store sqlite:PATH is in use by
@@ -49,6 +53,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   readonly path: string;
   #worker: Worker;
   #checkpointer: Worker | undefined;
+  /** This thread's read-only connection (file stores). */
+  #reads: SqliteQueries | undefined;
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed: Promise<void> | undefined;
@@ -57,6 +63,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
 
   private constructor(path: string, worker: Worker, checkpointer: Worker | undefined) {
     this.path = path;
+    if (isFile(path)) this.#reads = new SqliteQueries(openForReads(path));
     this.#worker = worker;
     this.#checkpointer = checkpointer;
     checkpointer?.unref();
@@ -105,12 +112,12 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async getTask(id: string): Promise<Task | undefined> {
-    const json = (await this.#call("getTask", id)) as string | undefined;
+    const json = (await this.#read("getTask", (q) => q.getTask(id), id)) as string | undefined;
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
-    const rows = (await this.#call("readEvents", taskId, afterSeq, limit, maxBytes)) as string[];
+    const rows = (await this.#read("readEvents", (q) => q.readEvents(taskId, afterSeq, limit, maxBytes), taskId, afterSeq, limit, maxBytes)) as string[];
     return rows.map((json) => {
       const event = JSON.parse(json) as LoggedEvent;
       // A stream catching up counts the event by the JSON it was read as (CONTRACT 12).
@@ -120,16 +127,16 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
-    return parse<Task>(await this.#call("listTasks", query));
+    return parse<Task>(await this.#read("listTasks", (q) => q.listTasks(query), query));
   }
 
   async countTasks(filter: ListTasksFilter): Promise<number> {
-    return (await this.#call("countTasks", filter)) as number;
+    return (await this.#read("countTasks", (q) => q.countTasks(filter), filter)) as number;
   }
 
   /** Oldest update first. */
   async listUnfinishedTasks(): Promise<Task[]> {
-    return parse<Task>(await this.#call("listUnfinishedTasks"));
+    return parse<Task>(await this.#read("listUnfinishedTasks", (q) => q.listUnfinishedTasks()));
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
@@ -138,7 +145,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
 
   /** Ordered by config id. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
-    return parse<PushNotificationConfig>(await this.#call("getPushConfigs", taskId));
+    return parse<PushNotificationConfig>(await this.#read("getPushConfigs", (q) => q.getPushConfigs(taskId), taskId));
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
@@ -150,7 +157,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]> {
-    return parse<MemoryRecord>(await this.#call("listMemories", roomId, limit));
+    return parse<MemoryRecord>(await this.#read("listMemories", (q) => q.listMemories(roomId, limit), roomId, limit));
   }
 
   /** Closes the file (after every call made before) and ends the workers; idempotent. */
@@ -160,6 +167,10 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async #close(): Promise<void> {
+    const lost = this.#gone !== undefined;
+    // Calls made from now on are refused; those made before go on, in order, ahead of the close.
+    this.#gone ??= new Error(`the SQLite store ${this.path} is closed`);
+    this.#reads?.close();
     const checkpointer = this.#checkpointer;
     if (checkpointer) {
       // Its connection closes first, so the writer's close is the last one and leaves no WAL behind.
@@ -168,13 +179,26 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       checkpointer.postMessage("stop");
       await exited;
     }
-    if (this.#gone) return;
-    await this.#call("close").catch(() => undefined);
+    if (lost) return;
+    await this.#send("close").catch(() => undefined);
     await this.#worker.terminate();
+  }
+
+  /**
+   * A read: on this thread's read-only connection when there is one (no trip to the writer; a read after a
+   * commit resolved sees it, the commit being in the file's WAL by then), else on the writer's.
+   */
+  #read(op: StoreOp, query: (q: SqliteQueries) => unknown, ...args: unknown[]): unknown {
+    if (this.#gone) throw this.#gone;
+    return this.#reads ? query(this.#reads) : this.#call(op, ...args);
   }
 
   #call(op: StoreOp, ...args: unknown[]): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
+    return this.#send(op, ...args);
+  }
+
+  #send(op: StoreOp, ...args: unknown[]): Promise<unknown> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       // Referenced while a call is out: a process must not exit with a commit half way.

@@ -1,15 +1,17 @@
 /**
- * The SQLite store's worker thread: owns the store's connection and lock, and runs the calls of
- * router/store/sqlite-store.ts one at a time, in the order they were made. SQLite is synchronous; here its
- * inserts and reads stall no stream of the router's event loop (and its checkpoints, on a thread of their
- * own, stall no commit: sqlite-checkpointer.ts).
+ * The SQLite store's writer thread: owns the store's writing connection and lock, and runs the writes of
+ * router/store/sqlite-store.ts one at a time, in the order they were made (and the reads of a private
+ * in-memory database, which no other connection can reach). SQLite is synchronous; here its inserts stall no
+ * stream of the router's event loop (and its checkpoints, on a thread of their own, stall no commit:
+ * sqlite-checkpointer.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { STORE_OPS, toWireError, type CheckpointOptions, type StoreAnswer, type StoreCall } from "./sqlite-protocol.js";
+import { READ_OPS, toWireError, WRITE_OPS, type CheckpointOptions, type StoreAnswer, type StoreCall } from "./sqlite-protocol.js";
 import { SqliteTables } from "./sqlite-tables.js";
 
 const port = parentPort!;
-const ops: ReadonlySet<string> = new Set(STORE_OPS);
+const writes: ReadonlySet<string> = new Set(WRITE_OPS);
+const reads: ReadonlySet<string> = new Set(READ_OPS);
 let tables: SqliteTables | undefined;
 
 try {
@@ -24,9 +26,10 @@ try {
 port.on("message", (call: StoreCall) => {
   let answer: StoreAnswer;
   try {
-    if (!tables || !ops.has(call.op)) throw new Error(`the SQLite store cannot ${String(call.op)}`);
-    const method = tables[call.op] as (...args: unknown[]) => unknown;
-    answer = { id: call.id, value: method.apply(tables, call.args) };
+    const target = !tables ? undefined : writes.has(call.op) ? tables : reads.has(call.op) ? tables.reads : undefined;
+    if (!target) throw new Error(`the SQLite store cannot ${String(call.op)}`);
+    const method = (target as unknown as Record<string, (...args: unknown[]) => unknown>)[call.op]!;
+    answer = { id: call.id, value: method.apply(target, call.args) };
   } catch (err) {
     answer = { id: call.id, error: toWireError(err) };
   }

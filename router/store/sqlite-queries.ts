@@ -1,0 +1,157 @@
+/**
+ * The SQLite store's reads: prepared statements over any connection to the file. The router's own thread
+ * runs them on a read-only connection of its own (a WAL reader never waits for the writer), so a read costs
+ * no trip to the writer thread; a private in-memory database is read on the writer's connection instead.
+ * Rows come back as JSON text: parsing stays with the caller.
+ */
+import Database from "better-sqlite3";
+import type { ListTasksFilter, ListTasksQuery } from "../core/store.js";
+import { checkCount, checkListQuery, statusMs } from "./common.js";
+import { TERMINAL_SQL } from "./sqlite-open.js";
+
+type JsonRow = { json: string };
+type CountRow = { n: number };
+type Filter = "contextId" | "state" | "agentId" | "owner" | "statusSinceMs" | "before";
+const FILTER_SQL: Record<Filter, string> = {
+  contextId: "context_id = @contextId",
+  state: "state = @state",
+  agentId: "agent_id = @agentId",
+  // Read from the task's JSON: keeps databases of earlier versions readable without a migration.
+  owner: "json_extract(json, '$.owner') = @owner",
+  // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
+  statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
+  // A row value, so the cursor follows the ORDER BY exactly (and can walk the (updated_at, id) index).
+  before: "(updated_at, id) < (@beforeMs, @beforeId)",
+};
+
+/** How long a read waits on a lock: WAL readers practically never do, and this one runs on the event loop. */
+const READ_BUSY_MS = 50;
+
+/** Opens a read-only connection to a file store another thread of this process has open and migrated. */
+export function openForReads(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma(`busy_timeout = ${READ_BUSY_MS}`);
+  return db;
+}
+
+/** The read statements, prepared once; listTasks and countTasks once per combination of filters. */
+export class SqliteQueries {
+  #db: Database.Database;
+  #stmt;
+  #listStatements = new Map<string, Database.Statement<[Record<string, unknown>], JsonRow>>();
+  #countStatements = new Map<string, Database.Statement<[Record<string, unknown>], CountRow>>();
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    db.function("status_ms", { deterministic: true }, (timestamp, updatedAt) => statusMs(timestamp, updatedAt as number));
+    this.#stmt = {
+      getTask: db.prepare<[string], JsonRow>("SELECT json FROM tasks WHERE id = ?"),
+      readEvents: db.prepare<[string, number, number], JsonRow>(
+        "SELECT json FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ),
+      unfinished: db.prepare<[], JsonRow>(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`),
+      getPush: db.prepare<[string], JsonRow>("SELECT json FROM push_configs WHERE task_id = ? ORDER BY config_id"),
+      allMemories: db.prepare<[string], JsonRow>("SELECT json FROM memories WHERE room_id = ? ORDER BY created_at, seq"),
+      newestMemories: db.prepare<[string, number], JsonRow>(
+        `SELECT json FROM (SELECT json, created_at, seq FROM memories WHERE room_id = ?
+         ORDER BY created_at DESC, seq DESC LIMIT ?) ORDER BY created_at, seq`,
+      ),
+    };
+  }
+
+  getTask(id: string): string | undefined {
+    return this.#stmt.getTask.get(id)?.json;
+  }
+
+  /** With `maxBytes`, row by row, so rows past the byte budget are never even read into memory. */
+  readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): string[] {
+    checkCount("afterSeq", afterSeq);
+    checkCount("limit", limit);
+    if (maxBytes === undefined) return jsonOf(this.#stmt.readEvents.all(taskId, afterSeq, limit));
+    const out: string[] = [];
+    let bytes = 0;
+    for (const row of this.#stmt.readEvents.iterate(taskId, afterSeq, limit)) {
+      if (out.length > 0 && bytes + row.json.length > maxBytes) break;
+      bytes += row.json.length;
+      out.push(row.json);
+    }
+    return out;
+  }
+
+  listTasks(query: ListTasksQuery): string[] {
+    const cursor = checkListQuery(query);
+    const { used, params } = bindFilters(query);
+    params.limit = query.limit;
+    if (cursor !== undefined) {
+      used.push("before");
+      params.beforeMs = cursor.ms;
+      params.beforeId = cursor.id;
+    }
+    return jsonOf(this.#listStatement(used).all(params));
+  }
+
+  countTasks(filter: ListTasksFilter): number {
+    const { used, params } = bindFilters(filter);
+    const key = used.join(",");
+    let stmt = this.#countStatements.get(key);
+    if (!stmt) {
+      stmt = this.#db.prepare<[Record<string, unknown>], CountRow>(`SELECT COUNT(*) AS n FROM tasks ${whereSql(used)}`);
+      this.#countStatements.set(key, stmt);
+    }
+    return stmt.get(params)!.n;
+  }
+
+  /** Oldest update first. */
+  listUnfinishedTasks(): string[] {
+    return jsonOf(this.#stmt.unfinished.all());
+  }
+
+  /** Ordered by config id. */
+  getPushConfigs(taskId: string): string[] {
+    return jsonOf(this.#stmt.getPush.all(taskId));
+  }
+
+  listMemories(roomId: string, limit?: number): string[] {
+    if (limit === undefined) return jsonOf(this.#stmt.allMemories.all(roomId));
+    checkCount("limit", limit);
+    return jsonOf(this.#stmt.newestMemories.all(roomId, limit));
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** The listTasks statement for one combination of filters, prepared on first use. */
+  #listStatement(used: Filter[]): Database.Statement<[Record<string, unknown>], JsonRow> {
+    const key = used.join(",");
+    let stmt = this.#listStatements.get(key);
+    if (!stmt) {
+      stmt = this.#db.prepare<[Record<string, unknown>], JsonRow>(
+        `SELECT json FROM tasks ${whereSql(used)} ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+      );
+      this.#listStatements.set(key, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** The equality filters a query sets, and their statement parameters. */
+function bindFilters(filter: ListTasksFilter): { used: Filter[]; params: Record<string, unknown> } {
+  const used: Filter[] = [];
+  const params: Record<string, unknown> = {};
+  for (const name of ["contextId", "state", "agentId", "owner", "statusSinceMs"] as const) {
+    const value = filter[name];
+    if (value === undefined) continue;
+    used.push(name);
+    params[name] = value;
+  }
+  return { used, params };
+}
+
+function whereSql(used: Filter[]): string {
+  return used.length ? `WHERE ${used.map((f) => FILTER_SQL[f]).join(" AND ")}` : "";
+}
+
+function jsonOf(rows: JsonRow[]): string[] {
+  return rows.map((row) => row.json);
+}
