@@ -103,7 +103,10 @@ export class Subscriber {
     return new Promise<void>((resolve) => this.onReady(resolve));
   }
 
-  /** `ready` by callback: `wake` runs once, at the next push, fall-back or close (replacing an earlier one). */
+  /**
+   * `ready` by callback: `wake` runs once, in a microtask after the next push, fall-back or close (replacing
+   * an earlier one).
+   */
   onReady(wake: () => void): void {
     this.#wake = wake;
   }
@@ -132,6 +135,8 @@ export class Subscriber {
   #wakeUp(): void {
     const wake = this.#wake;
     this.#wake = undefined;
-    wake?.();
+    // Never within the push: the fan-out pushes a whole commit first, so the reader wakes once and takes it
+    // as one batch (and no reader runs inside the fan-out loop).
+    if (wake) queueMicrotask(wake);
   }
 }
