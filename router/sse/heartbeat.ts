@@ -6,8 +6,11 @@
  * no later than an interval after that write (and never sooner than three quarters of one).
  */
 
-/** Ticks per interval: the finer, the closer a stream's first ping after a write comes to a full interval. */
-export const TICKS_PER_BEAT = 4;
+/**
+ * Ticks per interval: the finer, the closer a stream's first ping after a write comes to a full interval.
+ * Intervals under 4 ms tick every millisecond (timers are no finer).
+ */
+const TICKS_PER_BEAT = 4;
 
 /** What the heartbeat pings: a stream that knows the tick of its last write. */
 export interface Beating {
@@ -20,12 +23,14 @@ export interface Beating {
 /** The streams sharing one heartbeat interval, and the one timer that paces them while any is open. */
 export class Heartbeat {
   readonly intervalMs: number;
+  readonly #ticksPerBeat: number;
   #streams = new Set<Beating>();
   #tick = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(intervalMs: number) {
     this.intervalMs = intervalMs;
+    this.#ticksPerBeat = Math.max(1, Math.min(TICKS_PER_BEAT, Math.floor(intervalMs)));
   }
 
   /** The current tick: a stream stamps its writes with it (a field store, no clock read, no timer). */
@@ -41,7 +46,7 @@ export class Heartbeat {
   add(stream: Beating): void {
     this.#streams.add(stream);
     if (this.#timer) return;
-    this.#timer = setInterval(() => this.#beat(), Math.max(1, this.intervalMs / TICKS_PER_BEAT));
+    this.#timer = setInterval(() => this.#beat(), this.intervalMs / this.#ticksPerBeat);
     // Like the per-stream timers it replaces: open streams alone never keep the process alive.
     this.#timer.unref();
   }
@@ -56,7 +61,7 @@ export class Heartbeat {
 
   #beat(): void {
     const tick = ++this.#tick;
-    for (const stream of this.#streams) if (tick - stream.wroteAt >= TICKS_PER_BEAT) stream.ping(tick);
+    for (const stream of this.#streams) if (tick - stream.wroteAt >= this.#ticksPerBeat) stream.ping(tick);
   }
 }
 
