@@ -59,8 +59,8 @@ export function rpcHandler(deps: RpcRouteDeps) {
 
 /**
  * Writes one stream's messages as SSE until the stream ends or the client goes away (which closes it).
- * Driven by callbacks rather than an async loop: an idle stream waits on its events' one promise, without a
- * suspended frame of its own.
+ * Driven by callbacks rather than an async loop: an idle stream waits with two callbacks, without a suspended
+ * frame or a promise of its own.
  */
 class SseRelay {
   readonly #writer: SseWriter;
