@@ -85,7 +85,7 @@ export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEn
   const stop = child.stop;
   child.stop = async () => {
     await stop();
-    for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.pid`]) rmSync(f, { force: true });
+    for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.pid`, `${db}.lock`]) rmSync(f, { force: true });
   };
   return child;
 }

@@ -4,6 +4,7 @@ import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, EngineOptions, LiveTask } from "./engine-types.js";
+import type { EventStream } from "./event-stream.js";
 import { LogReader } from "./log-reader.js";
 import {
   agentText,
@@ -12,7 +13,6 @@ import {
   type DialectName,
   type LoggedEvent,
   type SendRequest,
-  type StreamEvent,
   type Task,
   type TaskStatus,
 } from "./model.js";
@@ -354,18 +354,12 @@ export class TaskEngine {
    * The task's events with seq > afterSeq, in order, first from the log and then live. It ends after a
    * turn-ending event that nothing follows: a replay of a multi-turn task goes on through its later turns,
    * a live stream ends with its turn. A reader that falls behind transparently switches back to the log.
+   * Transports take them in batches (`nextBatch`: a page of the log, at most logPageSize events and about
+   * streamBufferBytes bytes, or what one live stream collected since it last took) and `close()` it when
+   * their client goes away; `signal` closes it too.
    */
-  async *events(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    for await (const batch of this.eventBatches(taskId, afterSeq, signal)) yield* batch;
-  }
-
-  /**
-   * `events` in batches, for transports: a page of the log (at most logPageSize events and about
-   * streamBufferBytes bytes), or what one live stream collected since it last took. A stream writes a
-   * batch in one go: per-event awaits and socket writes were most of a fast relay's cost.
-   */
-  async *eventBatches(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent[]> {
-    yield* this.#reader.eventBatches(taskId, afterSeq, signal);
+  events(taskId: string, afterSeq: number, signal?: AbortSignal): EventStream {
+    return this.#reader.events(taskId, afterSeq, signal);
   }
 
   /**

@@ -1,5 +1,6 @@
 /** The transport-free engine: task model, agent and store interfaces, the engine itself. */
 export { TaskEngine, type EngineOptions, type EngineObserver } from "./engine.js";
+export { EventStream } from "./event-stream.js";
 export type { AgentConnector, AgentInfo, AgentSkill, AgentTransport, ExecuteContext } from "./agent.js";
 export type { AgentDirectory } from "./agent-directory.js";
 export type { EngineCluster } from "./cluster.js";

@@ -14,9 +14,11 @@ export const CLOSED = Symbol("closed");
  * loses nothing. Bytes are what bound memory; the event count only guards against many tiny events.
  */
 export class Subscriber {
-  #buffer: StreamEvent[] = [];
+  /** Absent while empty: an idle stream's subscriber holds no array. */
+  #buffer: StreamEvent[] | undefined;
   #bytes = 0;
   #overflowed = false;
+  #closed = false;
   #wake: (() => void) | undefined;
   readonly capacity: number;
   readonly maxBytes: number;
@@ -27,7 +29,7 @@ export class Subscriber {
   }
 
   get depth(): number {
-    return this.#buffer.length;
+    return this.#buffer?.length ?? 0;
   }
 
   /** Bytes held (the buffered events' JSON). */
@@ -36,15 +38,15 @@ export class Subscriber {
   }
 
   push(event: StreamEvent): void {
-    if (this.#overflowed) return;
+    if (this.#overflowed || this.#closed) return;
     const size = eventBytes(event);
-    if (this.#buffer.length >= this.capacity || this.#bytes + size > this.maxBytes) {
+    if (this.depth >= this.capacity || this.#bytes + size > this.maxBytes) {
       // Even an empty buffer refuses an event larger than the bound: the log serves it, in a page of its own.
       this.#overflowed = true;
-      this.#buffer = [];
+      this.#buffer = undefined;
       this.#bytes = 0;
     } else {
-      this.#buffer.push(event);
+      (this.#buffer ??= []).push(event);
       this.#bytes += size;
     }
     this.#wakeUp();
@@ -53,7 +55,7 @@ export class Subscriber {
   /** Sends the reader back to the log (its turn moved on without this instance: the log tells the rest). */
   fallBack(): void {
     this.#overflowed = true;
-    this.#buffer = [];
+    this.#buffer = undefined;
     this.#bytes = 0;
     this.#wakeUp();
   }
@@ -65,23 +67,56 @@ export class Subscriber {
   async take(signal?: AbortSignal): Promise<StreamEvent[] | typeof OVERFLOW | typeof CLOSED> {
     for (;;) {
       if (signal?.aborted) return CLOSED;
-      if (this.#overflowed) return OVERFLOW;
-      if (this.#buffer.length > 0) {
-        const events = this.#buffer;
-        this.#buffer = [];
-        this.#bytes = 0;
-        return events;
+      const got = this.poll();
+      if (got !== undefined) return got;
+      if (!signal) {
+        await this.ready();
+        continue;
       }
       await new Promise<void>((resolve) => {
         const onAbort = () => resolve();
-        signal?.addEventListener("abort", onAbort, { once: true });
-        this.#wake = () => {
-          signal?.removeEventListener("abort", onAbort);
+        signal.addEventListener("abort", onAbort, { once: true });
+        void this.ready().then(() => {
+          signal.removeEventListener("abort", onAbort);
           resolve();
-        };
+        });
       });
-      this.#wake = undefined;
     }
+  }
+
+  /**
+   * What `take` would answer now, or undefined when there is nothing yet (then wait with `ready` or
+   * `onReady`). The synchronous form, for the stream reader: an idle stream then waits on one callback.
+   */
+  poll(): StreamEvent[] | typeof OVERFLOW | typeof CLOSED | undefined {
+    if (this.#closed) return CLOSED;
+    if (this.#overflowed) return OVERFLOW;
+    const events = this.#buffer;
+    if (!events) return undefined;
+    this.#buffer = undefined;
+    this.#bytes = 0;
+    return events;
+  }
+
+  /** Resolves at the next push, fall-back or close (one waiter: the stream's reader). */
+  ready(): Promise<void> {
+    return new Promise<void>((resolve) => this.onReady(resolve));
+  }
+
+  /**
+   * `ready` by callback: `wake` runs once, in a microtask after the next push, fall-back or close (replacing
+   * an earlier one).
+   */
+  onReady(wake: () => void): void {
+    this.#wake = wake;
+  }
+
+  /** The reader went away: a waiting `take`/`ready` wakes, and `poll` answers CLOSED from now on. */
+  close(): void {
+    this.#closed = true;
+    this.#buffer = undefined;
+    this.#bytes = 0;
+    this.#wakeUp();
   }
 
   /** The next event (one at a time; `take` is the batch form). */
@@ -91,7 +126,7 @@ export class Subscriber {
     const [first, ...rest] = got;
     if (rest.length > 0) {
       // Put the rest back in front (nothing can have been pushed between take and here: same tick).
-      this.#buffer = rest.concat(this.#buffer);
+      this.#buffer = rest.concat(this.#buffer ?? []);
       for (const e of rest) this.#bytes += eventBytes(e);
     }
     return first!;
@@ -100,6 +135,8 @@ export class Subscriber {
   #wakeUp(): void {
     const wake = this.#wake;
     this.#wake = undefined;
-    wake?.();
+    // Never within the push: the fan-out pushes a whole commit first, so the reader wakes once and takes it
+    // as one batch (and no reader runs inside the fan-out loop).
+    if (wake) queueMicrotask(wake);
   }
 }

@@ -84,6 +84,10 @@ export function bodyBudget(limit: number, maxBodyBytes: number) {
       if (!held) return;
       held = false;
       inFlight -= want;
+      // A stream's request lives for hours after its body is read: it keeps no listener of ours.
+      req.off("end", release);
+      req.off("close", release);
+      res.off("close", release);
     };
     req.once("end", release);
     req.once("close", release);

@@ -1,9 +1,11 @@
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
+import type { StreamEvent } from "../core/model.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import { failure } from "../rpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
+import type { MessageStream, StreamMessage } from "../rpc/stream-render.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
 import { formatEvent, formatEventPieces } from "../sse/format.js";
 import { SseWriter } from "../sse/writer.js";
@@ -34,9 +36,6 @@ export function rpcHandler(deps: RpcRouteDeps) {
       res.status(200).json(failure(null, RpcError.invalidRequest(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`).toJSON()));
       return;
     }
-    const aborter = new AbortController();
-    const abort = () => aborter.abort();
-    res.once("close", abort);
     const result = await deps.dispatcher.dispatch(body, {
       // v1.0 3.6: the version may also come as a query parameter.
       a2aVersion: req.get("a2a-version") ?? (typeof req.query["A2A-Version"] === "string" ? req.query["A2A-Version"] : undefined),
@@ -44,31 +43,17 @@ export function rpcHandler(deps: RpcRouteDeps) {
       pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
       caller: callerOf(res),
       origin: requestOrigin(req),
-      signal: aborter.signal,
     });
     if (result.kind === "json") {
-      // Only a stream reads the signal after dispatch; an abort per answer would build a DOMException for nobody.
-      res.off("close", abort);
       if (result.body === undefined) res.status(204).end();
       else sendJson(res, result.body);
       return;
     }
-    body = undefined;
-    const writer = new SseWriter(res, deps.heartbeatMs);
-    writer.open();
-    deps.metrics.sseStreams.inc();
-    try {
-      for await (const message of result.messages) {
-        const frame = typeof message.data === "string" ? formatEvent(message.data, message.seq) : formatEventPieces(message.data, message.seq);
-        if (!writer.write(frame)) await writer.drained();
-        if (writer.closed) break;
-      }
-    } catch (err) {
-      deps.logger.error({ err }, "stream failed");
-    } finally {
-      deps.metrics.sseStreams.dec();
-      writer.end();
-    }
+    // The handler returns now and the stream goes on without it, so nothing of the request's routing stays
+    // reachable from an idle stream: not this handler's frame (the parsed body), and not express's router
+    // state for the request, which `req.next` would keep for as long as the connection lives.
+    req.next = undefined;
+    new SseRelay(res, result.messages, deps).start();
   };
 }
 
@@ -77,4 +62,76 @@ function sendJson(res: Response, body: unknown): void {
   res.statusCode = 200;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.end(JSON.stringify(body));
+}
+
+/**
+ * Writes one stream's messages as SSE until the stream ends or the client goes away (which closes it).
+ * Driven by callbacks rather than an async loop: an idle stream waits with two callbacks, without a suspended
+ * frame or a promise of its own.
+ */
+class SseRelay {
+  readonly #writer: SseWriter;
+  readonly #messages: MessageStream;
+  readonly #deps: RpcRouteDeps;
+  #ended = false;
+
+  constructor(res: Response, messages: MessageStream, deps: RpcRouteDeps) {
+    this.#messages = messages;
+    this.#deps = deps;
+    this.#writer = new SseWriter(res, deps.heartbeatMs, () => messages.close());
+  }
+
+  start(): void {
+    this.#deps.metrics.sseStreams.inc();
+    this.#guard(() => {
+      this.#writer.open();
+      this.#write(this.#messages.opening(), 0);
+    });
+  }
+
+  /** Asks for the next batch of events: an idle stream waits here, on these two callbacks. */
+  #pull(): void {
+    this.#messages.readEvents(this.#onEvents, this.#onError);
+  }
+
+  readonly #onEvents = (events: StreamEvent[] | undefined): void =>
+    this.#guard(() => (events ? this.#write(events.map((e) => this.#messages.message(e)), 0) : this.#end()));
+
+  readonly #onError = (err: unknown): void => this.#fail(err);
+
+  /** Writes `batch` from `from` on, waiting while the socket is full, then pulls the next batch. */
+  #write(batch: StreamMessage[], from: number): void {
+    const writer = this.#writer;
+    for (let i = from; i < batch.length; i++) {
+      if (writer.closed) return this.#end();
+      const { data, seq } = batch[i]!;
+      if (!writer.write(typeof data === "string" ? formatEvent(data, seq) : formatEventPieces(data, seq))) {
+        void writer.drained().then(() => this.#guard(() => this.#write(batch, i + 1)));
+        return;
+      }
+    }
+    if (writer.closed) this.#end();
+    else this.#pull();
+  }
+
+  #guard(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.#fail(err);
+    }
+  }
+
+  #fail(err: unknown): void {
+    this.#deps.logger.error({ err }, "stream failed");
+    this.#end();
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#deps.metrics.sseStreams.dec();
+    this.#messages.close();
+    this.#writer.end();
+  }
 }

@@ -1,5 +1,6 @@
 import { TaskError } from "../core/errors.js";
-import { isTerminal, TURN_END_STATES, type StreamEvent, type Task } from "../core/model.js";
+import type { EventStream } from "../core/event-stream.js";
+import { isTerminal, TURN_END_STATES, type Task } from "../core/model.js";
 import { assertA2AVersion, bindMethod, dialectByName, type Dialect, type OutboundEvent } from "../dialects/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import type { TaskService } from "../service/task-service.js";
@@ -7,7 +8,7 @@ import type { Caller, Scope } from "../service/scope.js";
 import { parseLastEventId } from "../sse/format.js";
 import { failure, success, type RpcId, type RpcResponse } from "./envelope.js";
 import { RpcError, toRpcError } from "./errors.js";
-import { eventMessage, valueMessage, type StreamMessage } from "./stream-render.js";
+import { eventMessage, MessageStream, valueMessage, type StreamMessage } from "./stream-render.js";
 
 /** Per-call facts from the transport. */
 export interface CallContext {
@@ -35,9 +36,9 @@ export interface DispatcherDeps {
 
 export type DispatchResult =
   | { kind: "json"; body: RpcResponse | RpcResponse[] | undefined }
-  | { kind: "stream"; messages: AsyncIterable<StreamMessage> };
+  | { kind: "stream"; messages: MessageStream };
 
-type Operated = { kind: "value"; value: unknown } | { kind: "stream"; messages: AsyncIterable<StreamMessage> };
+type Operated = { kind: "value"; value: unknown } | { kind: "stream"; messages: MessageStream };
 
 const STREAMING = new Set(["stream", "resubscribe"]);
 
@@ -118,7 +119,7 @@ export class Dispatcher {
         const req = dialect.toSendRequest(params);
         const { task, events } = await service.stream(req, dialect.name, scope, ctx.signal);
         const opening = dialect.streamStartsWithTask ? [valueMessage(id, streamStart(dialect, task))] : [];
-        return { kind: "stream", messages: this.#messages(dialect, id, opening, [], events) };
+        return stream(dialect, id, opening, events);
       }
       case "resubscribe":
         return this.#resubscribe(dialect, params, id, ctx);
@@ -174,16 +175,17 @@ export class Dispatcher {
     const { service } = this.#deps;
     if (last !== undefined) {
       const { events } = await service.resubscribe(ref.taskId, scope, { afterSeq: last, signal: ctx.signal });
-      return { kind: "stream", messages: this.#messages(dialect, id, [], [], events) };
+      return stream(dialect, id, [], events);
     }
-    const current = await service.get(ref.taskId, scope);
-    // v1.0: any task that is not terminal may be subscribed to (one waiting for input gets its Task).
-    if (dialect.finishedResubscribe === "unsupported" && isTerminal(current.status.state)) {
-      throw RpcError.unsupportedOperation(`task ${current.id} is already ${current.status.state}`, { taskId: current.id, state: current.status.state });
-    }
+    // Its events are read only once iterated: a refused resubscription leaves nothing behind.
     const { task, events, lastStatusMetadata } = await service.resubscribe(ref.taskId, scope, { signal: ctx.signal });
+    // v1.0: any task that is not terminal may be subscribed to (one waiting for input gets its Task).
+    if (dialect.finishedResubscribe === "unsupported" && isTerminal(task.status.state)) {
+      events?.close();
+      throw RpcError.unsupportedOperation(`task ${task.id} is already ${task.status.state}`, { taskId: task.id, state: task.status.state });
+    }
     if (dialect.streamStartsWithTask) {
-      return { kind: "stream", messages: this.#messages(dialect, id, [valueMessage(id, streamStart(dialect, task))], [], events) };
+      return stream(dialect, id, [valueMessage(id, streamStart(dialect, task))], events);
     }
     const turnOver = TURN_END_STATES.has(task.status.state);
     const base = { taskId: task.id, contextId: task.contextId, seq: undefined };
@@ -191,22 +193,7 @@ export class Dispatcher {
     const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: turnOver, ...(lastStatusMetadata && { metadata: lastStatusMetadata }) };
     const artifacts: OutboundEvent[] = task.artifacts.map((artifact) => ({ ...base, kind: "artifact", artifact }));
     const snapshot = turnOver ? [...artifacts, status] : [status, ...artifacts];
-    return { kind: "stream", messages: this.#messages(dialect, id, [], snapshot, turnOver ? undefined : events) };
-  }
-
-  /** Opening messages, synthetic snapshot events, then the logged events (absent: nothing live follows). */
-  async *#messages(
-    dialect: Dialect,
-    id: RpcId,
-    opening: StreamMessage[],
-    snapshot: OutboundEvent[],
-    events: AsyncIterable<StreamEvent> | undefined,
-  ): AsyncGenerator<StreamMessage> {
-    yield* opening;
-    for (const e of snapshot) yield eventMessage(dialect, id, e);
-    if (!events) return;
-    // The engine decides where a stream ends (after a turn's last event that nothing follows).
-    for await (const event of events) yield eventMessage(dialect, id, event);
+    return stream(dialect, id, snapshot.map((e) => eventMessage(dialect, id, e)), turnOver ? undefined : events);
   }
 }
 
@@ -217,6 +204,11 @@ function scopeOf(ctx: CallContext): Scope {
 /** The opening `result` of a stream that starts with the Task (v1.0: `{task}`). */
 function streamStart(dialect: Dialect, task: Task): unknown {
   return dialect.renderStreamStart ? dialect.renderStreamStart(task) : dialect.renderTask(task);
+}
+
+/** A stream of `opening` (rendered now), then the logged events (absent: nothing live follows). */
+function stream(dialect: Dialect, id: RpcId, opening: StreamMessage[], events: EventStream | undefined): Operated {
+  return { kind: "stream", messages: new MessageStream(dialect, id, opening, events) };
 }
 
 function value(v: unknown): Operated {

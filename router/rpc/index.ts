@@ -2,4 +2,4 @@
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorBody } from "./errors.js";
 export { success, failure, successFrame, type RpcId, type RpcRequest, type RpcResponse } from "./envelope.js";
 export { Dispatcher, type CallContext, type DispatcherDeps, type DispatchResult } from "./dispatcher.js";
-export type { StreamMessage } from "./stream-render.js";
+export { MessageStream, type StreamMessage } from "./stream-render.js";

@@ -1,3 +1,5 @@
+import type { EventStream } from "../core/event-stream.js";
+import type { StreamEvent } from "../core/model.js";
 import type { Dialect, OutboundEvent } from "../dialects/index.js";
 import type { RpcId } from "./envelope.js";
 import { successFrame } from "./envelope.js";
@@ -50,4 +52,61 @@ export function eventMessage(dialect: Dialect, requestId: RpcId, event: Outbound
 /** A message whose result is any value (v1.0's opening Task). */
 export function valueMessage(requestId: RpcId, result: unknown): StreamMessage {
   return { data: successFrame(requestId, JSON.stringify(result)) };
+}
+
+/**
+ * The messages of one streaming response: those ready when it opens (v1.0's opening Task, resubscribe's
+ * snapshot), then the task's logged events, a batch at a time, each rendered as its message. An idle stream
+ * holds only this and its events' reader: the opening messages are let go once taken, and there is no
+ * generator or promise per layer. It is also an AsyncIterable of messages.
+ */
+export class MessageStream implements AsyncIterable<StreamMessage> {
+  readonly #dialect: Dialect;
+  readonly #requestId: RpcId;
+  #opening: StreamMessage[] | undefined;
+  readonly #events: EventStream | undefined;
+
+  /** `events` absent: nothing live follows the opening messages. */
+  constructor(dialect: Dialect, requestId: RpcId, opening: StreamMessage[], events: EventStream | undefined) {
+    this.#dialect = dialect;
+    this.#requestId = requestId;
+    this.#opening = opening.length ? opening : undefined;
+    this.#events = events;
+  }
+
+  /** The messages ready when the stream opened; handed over once (later calls answer none). */
+  opening(): StreamMessage[] {
+    const opening = this.#opening ?? [];
+    this.#opening = undefined;
+    return opening;
+  }
+
+  /**
+   * The next batch of logged events to `done` (render each with `message`), undefined once the stream is
+   * over; a read error to `failed` (see EventStream.read: either may run at once, neither may throw).
+   */
+  readEvents(done: (events: StreamEvent[] | undefined) => void, failed: (err: unknown) => void): void {
+    if (this.#events) this.#events.read(done, failed);
+    else done(undefined);
+  }
+
+  /** The message of one logged event. */
+  message(event: StreamEvent): StreamMessage {
+    return eventMessage(this.#dialect, this.#requestId, event);
+  }
+
+  /** The client went away, or the transport stopped: stops reading the task's events (never the task). */
+  close(): void {
+    this.#opening = undefined;
+    this.#events?.close();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StreamMessage> {
+    try {
+      yield* this.opening();
+      for await (const e of this.#events ?? []) yield this.message(e);
+    } finally {
+      this.close();
+    }
+  }
 }

@@ -2,10 +2,10 @@ import type { AgentConnector, AgentInfo } from "../core/agent.js";
 import type { AgentDirectory } from "../core/agent-directory.js";
 import type { TaskEngine } from "../core/engine.js";
 import { TaskError } from "../core/errors.js";
+import type { EventStream } from "../core/event-stream.js";
 import {
   TURN_END_STATES,
   type DialectName,
-  type StreamEvent,
   type PushNotificationConfig,
   type SendRequest,
   type Task,
@@ -44,7 +44,7 @@ export interface StartedTurn {
 export interface Resubscription {
   task: Task;
   /** The events after `afterSeq`, then live ones, ending with the turn (absent: the turn is over, nothing is live). */
-  events?: AsyncIterable<StreamEvent>;
+  events?: EventStream;
   /** The metadata of the task's last logged status, for a closing status of a finished turn (cost, history). */
   lastStatusMetadata?: Record<string, unknown>;
 }
@@ -131,7 +131,7 @@ export class TaskService {
   }
 
   /** Starts a turn and streams its events as they are logged. */
-  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: AsyncIterable<StreamEvent> }> {
+  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: EventStream }> {
     const started = await this.start(req, dialect, scope);
     return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
   }
@@ -157,7 +157,7 @@ export class TaskService {
   }
 
   /** The task's events after `afterSeq` (log, then live), ending with the turn that nothing follows. */
-  async events(taskId: string, afterSeq: number, scope: Scope = {}, signal?: AbortSignal): Promise<AsyncIterable<StreamEvent>> {
+  async events(taskId: string, afterSeq: number, scope: Scope = {}, signal?: AbortSignal): Promise<EventStream> {
     await this.get(taskId, scope);
     return this.#deps.engine.events(taskId, afterSeq, signal);
   }

@@ -3,6 +3,7 @@ import type { RunningRouter } from "../../router/index.js";
 import { counterAgent, gatedAgent } from "../helpers/agents.js";
 import { openStream, rpc, statusText, userMessage, type SseEvent } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
+import { heartbeatEvery } from "../../router/sse/heartbeat.js";
 
 const gated = gatedAgent("gated");
 const gated2 = gatedAgent("gated2");
@@ -17,6 +18,11 @@ beforeAll(async () => {
   });
 });
 afterAll(() => router.close());
+
+/** Resolves once `done()` holds, checking after each turn of the event loop. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setImmediate(r));
+}
 
 const seqs = (events: SseEvent[]) => events.map((e) => Number(e.id));
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -128,6 +134,23 @@ describe("the uniform SSE stream", () => {
     expect(s.comments[0]).toBe("ping");
     g.release();
     expect(seqs(await s.all())).toEqual([2, 3]);
+  });
+
+  test("a client that goes away leaves nothing of its stream: no subscriber, no heartbeat", async () => {
+    const g = gatedAgent("gated-leave");
+    router.agents.set(g.agent);
+    const beating = heartbeatEvery(router.config.heartbeatMs);
+    const [streamsBefore, beatingBefore] = [router.engine.stats().streams, beating.size];
+    const s = await openStream(router.url, "tasks/sendSubscribe", { id: "leave-1", message: userMessage("go"), metadata: { agent: "gated-leave" } });
+    await s.next();
+    const r = await openStream(router.url, "tasks/resubscribe", { id: "leave-1" });
+    await r.next();
+    await until(() => router.engine.stats().streams === streamsBefore + 2);
+    expect(beating.size).toBe(beatingBefore + 2);
+    s.abort();
+    r.abort();
+    await until(() => router.engine.stats().streams === streamsBefore && beating.size === beatingBefore);
+    g.release();
   });
 
   test("a slow reader misses nothing while the agent runs at full speed, and memory stays bounded", async () => {

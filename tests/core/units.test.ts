@@ -1,4 +1,4 @@
-import { describe, expect, test } from "@jest/globals";
+import { describe, expect, jest, test } from "@jest/globals";
 import { CommitQueue } from "../../router/core/commit-queue.js";
 import { CLOSED, OVERFLOW, Subscriber } from "../../router/core/subscriber.js";
 import type { LoggedEvent, Task } from "../../router/core/model.js";
@@ -6,6 +6,7 @@ import type { CommitBatch } from "../../router/core/store.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { MemoryStore } from "../../router/store/index.js";
 import { formatComment, formatEvent, parseLastEventId } from "../../router/sse/format.js";
+import { Heartbeat } from "../../router/sse/heartbeat.js";
 
 const event = (seq: number): LoggedEvent => ({ kind: "status", status: { state: "working" }, final: false, taskId: "t", contextId: "c", seq });
 const task = (): Task => ({ id: "t", contextId: "c", agentId: "a", dialect: "v0.1", status: { state: "working" }, artifacts: [], history: [], metadata: {}, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", lastSeq: 0 });
@@ -51,6 +52,44 @@ describe("Subscriber", () => {
     const waiting = s.next(ac.signal);
     ac.abort();
     expect(await waiting).toBe(CLOSED);
+  });
+});
+
+describe("Heartbeat", () => {
+  test("pings a stream idle for an interval, every interval; a write puts its ping off; the timer ends with the last stream", () => {
+    jest.useFakeTimers();
+    try {
+      const beat = new Heartbeat(100);
+      const stream = {
+        wroteAt: beat.tick,
+        pings: 0,
+        ping(tick: number) {
+          this.wroteAt = tick;
+          this.pings++;
+        },
+      };
+      beat.add(stream);
+      jest.advanceTimersByTime(99);
+      expect(stream.pings).toBe(0);
+      jest.advanceTimersByTime(1);
+      expect(stream.pings).toBe(1);
+      jest.advanceTimersByTime(300);
+      expect(stream.pings).toBe(4);
+      // A write 50 ms after the last ping: the next comes an interval after the write's tick, not 50 ms later.
+      jest.advanceTimersByTime(50);
+      stream.wroteAt = beat.tick;
+      jest.advanceTimersByTime(75);
+      expect(stream.pings).toBe(4);
+      jest.advanceTimersByTime(25);
+      expect(stream.pings).toBe(5);
+      beat.delete(stream);
+      expect(beat.size).toBe(0);
+      expect(jest.getTimerCount()).toBe(0);
+      jest.advanceTimersByTime(1000);
+      expect(stream.pings).toBe(5);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
