@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
-import type { CommitBatch } from "../../router/core/store.js";
-import { MemoryStore } from "../../router/store/index.js";
+import { HeldStore } from "../helpers/held-store.js";
 import { openStream, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 import { until } from "../helpers/until.js";
@@ -12,26 +11,7 @@ import { RawAgent, text } from "../helpers/ws-agent.js";
  * (its own socket holds the rest) instead of piling them up in the router, and loses nothing.
  */
 
-/** A memory store whose commits wait while the gate is shut: a store that has fallen behind. */
-class GatedStore extends MemoryStore {
-  #open: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
-
-  shut(): void {
-    this.#open = new Promise((resolve) => (this.#release = resolve));
-  }
-
-  open(): void {
-    this.#release?.();
-  }
-
-  override async commit(batch: CommitBatch): Promise<void> {
-    await this.#open;
-    return super.commit(batch);
-  }
-}
-
-const store = new GatedStore();
+const store = new HeldStore();
 let router: RunningRouter;
 beforeAll(async () => {
   router = await testRouter({ store, eliza: false });
@@ -52,7 +32,7 @@ test("a flooding agent is paused while the store lags, resumed when it catches u
   const exec = agent.nextTask();
   const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "flood-1", message: userMessage("go"), metadata: { agent: "flood" } });
   await exec;
-  store.shut();
+  store.hold();
   const count = 300;
   const filler = "x".repeat(8 * 1024); // 2.4 MB in all: far past what the hub reads ahead of the store
   for (let i = 1; i <= count; i++) {
@@ -64,7 +44,7 @@ test("a flooding agent is paused while the store lags, resumed when it catches u
   // What the router took from the socket is bounded by its flow limits, not by what the agent sent.
   expect(await metric("a2a_router_commit_queue_depth")).toBeLessThan(count / 2);
 
-  store.open();
+  store.release();
   const events = await stream.all();
   const texts = events.map((e) => statusText(e).split(" ")[0]);
   expect(texts).toEqual([...Array.from({ length: count }, (_, i) => String(i + 1)), "done"]);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
-import type { CommitBatch } from "../../router/core/store.js";
-import { MemoryStore } from "../../router/store/index.js";
+import { HeldStore } from "../helpers/held-store.js";
 import { openStream, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 import { until } from "../helpers/until.js";
@@ -12,25 +11,7 @@ import { RawAgent, text } from "../helpers/ws-agent.js";
  * another thread, its reads run on the router's). A stream that catches up from the log in that window is
  * ahead of the fan-out: it must join the live turn without spinning and get each event exactly once.
  */
-class EarlyVisibleStore extends MemoryStore {
-  #answer: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
-
-  holdAnswers(): void {
-    this.#answer = new Promise((resolve) => (this.#release = resolve));
-  }
-
-  releaseAnswers(): void {
-    this.#release?.();
-  }
-
-  override async commit(batch: CommitBatch): Promise<void> {
-    await super.commit(batch); // visible to reads from here on
-    await this.#answer;
-  }
-}
-
-const store = new EarlyVisibleStore();
+const store = new HeldStore({ visibleFirst: true });
 let router: RunningRouter;
 beforeAll(async () => {
   router = await testRouter({ store, eliza: false });
@@ -48,7 +29,7 @@ test("a resubscribe that reads the log past the fan-out gets every event once, i
   agent.notify("task.status", { task_id: "early-1", status: { state: "working", message: text("1") } });
   await first.next();
 
-  store.holdAnswers();
+  store.hold();
   for (const n of ["2", "3"]) agent.notify("task.status", { task_id: "early-1", status: { state: "working", message: text(n) } });
   // Stored, not yet answered: the log has 2 and 3 (and the agent's updates wait for the store).
   await until(async () => (await store.readEvents("early-1", 0, 10)).length >= 3);
@@ -56,7 +37,7 @@ test("a resubscribe that reads the log past the fan-out gets every event once, i
   const fromLog = [await late.next(), await late.next(), await late.next()].map((e) => statusText(e!));
   expect(fromLog).toEqual(["1", "2", "3"]);
 
-  store.releaseAnswers();
+  store.release();
   agent.notify("task.status", { task_id: "early-1", status: { state: "completed", message: text("done") }, final: true });
   const rest = (await late.all()).map(statusText);
   expect(rest).toEqual(["done"]);
