@@ -61,9 +61,9 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   /** Why the worker is gone, once it is: every later call fails with it. */
   #gone: Error | undefined;
 
-  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined) {
+  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined) {
     this.path = path;
-    if (isFile(path)) this.#reads = new SqliteQueries(openForReads(path));
+    this.#reads = reads;
     this.#worker = worker;
     this.#checkpointer = checkpointer;
     checkpointer?.unref();
@@ -90,15 +90,17 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     // Listening from the start: a worker that fails to boot reports it at once.
     const checkpointerReady = checkpointer && opened(checkpointer);
     checkpointerReady?.catch(() => undefined); // awaited below, unless the writer failed first
+    let reads: SqliteQueries | undefined;
     try {
       await opened(writer);
       checkpointer?.postMessage("open");
       await checkpointerReady;
+      if (isFile(path)) reads = new SqliteQueries(openForReads(path));
     } catch (err) {
       await Promise.all([writer.terminate(), checkpointer?.terminate()]);
       throw err;
     }
-    return new SqliteStore(path, writer, checkpointer);
+    return new SqliteStore(path, writer, checkpointer, reads);
   }
 
   async commit(batch: CommitBatch): Promise<void> {
