@@ -33,7 +33,6 @@ export function stored(event: StreamEvent): void {
   sizes.set(event, json.length);
 }
 
-
 /** A store that parsed `event` from `bytes` of JSON says so, so nobody serializes it again to size it. */
 export function noteEventBytes(event: StreamEvent, bytes: number): void {
   sizes.set(event, bytes);

@@ -61,32 +61,9 @@ export class Subscriber {
   }
 
   /**
-   * Everything buffered, in order, once there is something: one await per fan-out batch rather than per
-   * event, so a stream costs one wake-up and one socket write per store commit however many events it held.
-   */
-  async take(signal?: AbortSignal): Promise<StreamEvent[] | typeof OVERFLOW | typeof CLOSED> {
-    for (;;) {
-      if (signal?.aborted) return CLOSED;
-      const got = this.poll();
-      if (got !== undefined) return got;
-      if (!signal) {
-        await this.ready();
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const onAbort = () => resolve();
-        signal.addEventListener("abort", onAbort, { once: true });
-        void this.ready().then(() => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        });
-      });
-    }
-  }
-
-  /**
-   * What `take` would answer now, or undefined when there is nothing yet (then wait with `ready` or
-   * `onReady`). The synchronous form, for the stream reader: an idle stream then waits on one callback.
+   * Everything buffered, in order (one batch per fan-out, so a stream costs one wake-up and one socket write
+   * per store commit), OVERFLOW or CLOSED; undefined when there is nothing yet: then wait with `onReady`, so
+   * an idle stream waits on one callback.
    */
   poll(): StreamEvent[] | typeof OVERFLOW | typeof CLOSED | undefined {
     if (this.#closed) return CLOSED;
@@ -98,38 +75,17 @@ export class Subscriber {
     return events;
   }
 
-  /** Resolves at the next push, fall-back or close (one waiter: the stream's reader). */
-  ready(): Promise<void> {
-    return new Promise<void>((resolve) => this.onReady(resolve));
-  }
-
-  /**
-   * `ready` by callback: `wake` runs once, in a microtask after the next push, fall-back or close (replacing
-   * an earlier one).
-   */
+  /** `wake` runs once, in a microtask after the next push, fall-back or close (replacing an earlier one). */
   onReady(wake: () => void): void {
     this.#wake = wake;
   }
 
-  /** The reader went away: a waiting `take`/`ready` wakes, and `poll` answers CLOSED from now on. */
+  /** The reader went away: a waiting reader wakes, and `poll` answers CLOSED from now on. */
   close(): void {
     this.#closed = true;
     this.#buffer = undefined;
     this.#bytes = 0;
     this.#wakeUp();
-  }
-
-  /** The next event (one at a time; `take` is the batch form). */
-  async next(signal?: AbortSignal): Promise<StreamEvent | typeof OVERFLOW | typeof CLOSED> {
-    const got = await this.take(signal);
-    if (typeof got === "symbol") return got;
-    const [first, ...rest] = got;
-    if (rest.length > 0) {
-      // Put the rest back in front (nothing can have been pushed between take and here: same tick).
-      this.#buffer = rest.concat(this.#buffer ?? []);
-      for (const e of rest) this.#bytes += eventBytes(e);
-    }
-    return first!;
   }
 
   #wakeUp(): void {

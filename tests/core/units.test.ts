@@ -32,26 +32,32 @@ describe("SSE format", () => {
 });
 
 describe("Subscriber", () => {
-  test("delivers in order, then overflows past capacity instead of growing", async () => {
+  test("delivers in order, then overflows past capacity instead of growing", () => {
     const s = new Subscriber(2);
     s.push(event(1));
     s.push(event(2));
-    expect(await s.next()).toMatchObject({ seq: 1 });
+    expect(s.poll()).toMatchObject([{ seq: 1 }, { seq: 2 }]);
     s.push(event(3));
     s.push(event(4));
+    s.push(event(5));
     expect(s.depth).toBe(0);
-    expect(await s.next()).toBe(OVERFLOW);
+    expect(s.poll()).toBe(OVERFLOW);
   });
 
-  test("a waiting reader wakes on push and on abort", async () => {
+  test("a waiting reader wakes once after the pushes of a tick, and on close", async () => {
     const s = new Subscriber(4);
-    const pending = s.next();
+    expect(s.poll()).toBeUndefined();
+    let wakes = 0;
+    const woke = new Promise<void>((resolve) => s.onReady(() => (wakes++, resolve())));
     s.push(event(1));
-    expect(await pending).toMatchObject({ seq: 1 });
-    const ac = new AbortController();
-    const waiting = s.next(ac.signal);
-    ac.abort();
-    expect(await waiting).toBe(CLOSED);
+    s.push(event(2));
+    await woke;
+    expect(wakes).toBe(1);
+    expect(s.poll()).toMatchObject([{ seq: 1 }, { seq: 2 }]);
+    const closed = new Promise<void>((resolve) => s.onReady(resolve));
+    s.close();
+    await closed;
+    expect(s.poll()).toBe(CLOSED);
   });
 });
 
