@@ -4,6 +4,7 @@
  * statuses as its message's text says, then completes. Routers run as children so the RSS measured is the
  * router's alone and nothing of the load generator runs on its event loop.
  */
+import { getHeapSpaceStatistics } from "node:v8";
 import { configFromEnv, resolveConfig } from "../router/config/load.js";
 import type { AgentConnector } from "../router/core/agent.js";
 import { agentText, textOf, type AgentUpdate } from "../router/core/model.js";
@@ -36,6 +37,10 @@ if (traceMs > 0) {
   const mb = (n: number): string => (n / 1048576).toFixed(0);
   setInterval(() => {
     const m = process.memoryUsage();
-    process.stderr.write(`memory rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)}\n`);
+    const spaces = getHeapSpaceStatistics()
+      .filter((s) => s.space_size > 1048576)
+      .map((s) => `${s.space_name.replace("_space", "")} ${mb(s.space_used_size)}/${mb(s.space_size)}`)
+      .join(" ");
+    process.stderr.write(`memory t ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} | ${spaces}\n`);
   }, traceMs).unref();
 }

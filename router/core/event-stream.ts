@@ -134,8 +134,19 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
     return this;
   }
 
+  /**
+   * A page of the log is handed out in a job of its own. Stores whose reads answer at once (the SQLite
+   * store reads on this thread, the memory store) would otherwise let a reader that keeps up catch up on a
+   * whole log within one job: every other stream and request waits for it, and every event read stays
+   * alive until it ends (V8 keeps a WeakRef's target for the rest of the job, and the shared log hands
+   * out pages through WeakRefs): a 200 MB log held at once.
+   */
   #readLog(done: (batch: StreamEvent[] | undefined) => void, failed: (err: unknown) => void): void {
-    this.#fromLog().then((batch) => (batch === LIVE ? this.read(done, failed) : done(batch)), failed);
+    this.#fromLog().then((batch) => {
+      if (batch === LIVE) this.read(done, failed);
+      else if (batch) setImmediate(done, batch);
+      else done(batch);
+    }, failed);
   }
 
   /**
