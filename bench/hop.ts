@@ -6,7 +6,7 @@
  */
 import { Agent } from "node:http";
 import { randomUUID } from "node:crypto";
-import { alternate, fmt, log, median, percentile, QUICK, rpcCall, sseRequest, startRouter, startSdkEcho, type Child, type Section } from "./lib.js";
+import { alternate, fmt, log, median, percentile, QUICK, rpcCall, sseRequest, startCanned, startRouter, startSdkEcho, type Child, type Section } from "./lib.js";
 
 const SECONDS = Number(process.env.BENCH_HOP_SECONDS ?? (QUICK ? 1 : 3));
 const STREAM_EVENTS = 1000;
@@ -35,19 +35,23 @@ async function closedLoop(url: string, body: () => object, clients: number): Pro
 }
 
 export async function hop(): Promise<Section> {
-  const children: Record<string, Child> = { router: await startRouter(), sdk: await startSdkEcho() };
-  const url = (t: string) => (t === "router" ? children.router!.url + "/rpc" : children.sdk!.url + "/");
+  const children: Record<string, Child> = { router: await startRouter(), sdk: await startSdkEcho(), raw: await startCanned("raw"), express: await startCanned("express") };
+  const url = (t: string) => (t === "router" ? children.router!.url + "/rpc" : children[t]!.url + "/");
   const body = (t: string) => () => (t === "router" ? routerSend("hello") : sdkMessage("message/send", "hello"));
   const lines: string[] = [];
   try {
-    for (const t of ["router", "sdk"]) await closedLoop(url(t), body(t), 10); // warm-up
+    const targets = ["router", "sdk", "raw", "express"];
+    for (const t of targets) await closedLoop(url(t), body(t), 10); // warm-up
     for (const clients of [1, 50]) {
-      const res = await alternate(["router", "sdk"], (t) => closedLoop(url(t), body(t), clients));
+      const res = await alternate(targets, (t) => closedLoop(url(t), body(t), clients));
       const rps = (t: string) => median(res.get(t)!.map((x) => x.rps));
       const p99 = (t: string) => median(res.get(t)!.map((x) => x.p99));
       lines.push(
         `${String(clients).padStart(2)} client(s): router ${fmt(rps("router"))} req/s p99 ${fmt(p99("router"), 2)} ms; sdk ${fmt(rps("sdk"))} req/s p99 ${fmt(p99("sdk"), 2)} ms: ${fmt(rps("router") / rps("sdk"), 2)}x its req/s, p99 ${fmt(p99("router") / p99("sdk"), 2)}x`,
+        // The floor: a canned answer, no work. 1.5x the SDK above what these reach is out of any server's reach.
+        `    floor, canned answers: node:http ${fmt(rps("raw"))} req/s (${fmt(rps("raw") / rps("sdk"), 2)}x the sdk), express ${fmt(rps("express"))} req/s (${fmt(rps("express") / rps("sdk"), 2)}x)`,
       );
+      log("  " + lines[lines.length - 2]);
       log("  " + lines[lines.length - 1]);
     }
     const stream = async (t: string) => {

@@ -98,6 +98,11 @@ export function startSdkEcho(): Promise<Child> {
   return startChild(join(HERE, "sdk-echo.js"), []);
 }
 
+/** A server that answers every POST with a canned result (bench/canned.ts): node:http alone, or express. */
+export function startCanned(kind: "raw" | "express"): Promise<Child> {
+  return startChild(join(HERE, "canned.js"), [kind]);
+}
+
 let dbSeq = 0;
 export function tmpDb(): string {
   return `/tmp/a2a-bench-${process.pid}-${dbSeq++}.db`;

@@ -7,7 +7,7 @@ import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import type { MessageStream, StreamMessage } from "../rpc/stream-render.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
-import { formatEvent, formatEventPieces } from "../sse/format.js";
+import { formatEvent, formatEventPieces, formatJsonEvent } from "../sse/format.js";
 import { SseWriter } from "../sse/writer.js";
 import { callerOf } from "./auth.js";
 import { requestOrigin } from "./origin.js";
@@ -57,6 +57,12 @@ export function rpcHandler(deps: RpcRouteDeps) {
   };
 }
 
+/** A message's SSE frame: its data is JSON text (StreamMessage), so a logged event's frame needs no scan. */
+function frameOf({ data, seq }: StreamMessage): string | Array<string | Uint8Array> {
+  if (typeof data !== "string") return formatEventPieces(data, seq);
+  return seq === undefined ? formatEvent(data) : formatJsonEvent(data, seq);
+}
+
 /** res.json without the ETag: hashing every answer buys nothing on a POST (no conditional requests). */
 function sendJson(res: Response, body: unknown): void {
   res.statusCode = 200;
@@ -104,8 +110,7 @@ class SseRelay {
     const writer = this.#writer;
     for (let i = from; i < batch.length; i++) {
       if (writer.closed) return this.#end();
-      const { data, seq } = batch[i]!;
-      if (!writer.write(typeof data === "string" ? formatEvent(data, seq) : formatEventPieces(data, seq))) {
+      if (!writer.write(frameOf(batch[i]!))) {
         void writer.drained().then(() => this.#guard(() => this.#write(batch, i + 1)));
         return;
       }

@@ -5,16 +5,25 @@
  */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether a parsed JSON value nests deeper than `max` (iterative: safe on any input). */
+/**
+ * Whether a parsed JSON value nests deeper than `max`. Recursive, but never deeper than `max` calls, so safe
+ * on any input; no allocation per node (it runs on every hub frame).
+ */
 export function exceedsDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-    }
+  return value !== null && typeof value === "object" && deeper(value, max);
+}
+
+/** Whether `v` (an object or array, at `left` levels from the limit) has a descendant past it. */
+function deeper(v: object, left: number): boolean {
+  if (left <= 0) return true;
+  if (Array.isArray(v)) {
+    for (const child of v as unknown[]) if (child !== null && typeof child === "object" && deeper(child, left - 1)) return true;
+    return false;
+  }
+  // JSON.parse makes only own, enumerable, data properties (a "__proto__" key too): for-in sees exactly those.
+  for (const key in v) {
+    const child = (v as Record<string, unknown>)[key];
+    if (child !== null && typeof child === "object" && deeper(child, left - 1)) return true;
   }
   return false;
 }

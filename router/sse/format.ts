@@ -25,6 +25,15 @@ export function formatEvent(data: string, id?: number | string): string {
 }
 
 /**
+ * Formats a logged event whose data is JSON text made by JSON.stringify, which never contains a raw CR
+ * or LF (they are escaped in strings, and it adds no whitespace): no scan of the payload, which for a
+ * stream of large events was a pass over every byte it sends.
+ */
+export function formatJsonEvent(json: string, seq: number): string {
+  return `id: ${seq}\ndata: ${json}\n\n`;
+}
+
+/**
  * Formats one event whose data comes in pieces (a large payload shared between streams as a Buffer): the
  * pieces of one single-line JSON text, framed without copying them.
  */

@@ -7,9 +7,31 @@ import { silentLogger } from "../../router/observability/logger.js";
 import { MemoryStore } from "../../router/store/index.js";
 import { formatComment, formatEvent, parseLastEventId } from "../../router/sse/format.js";
 import { Heartbeat } from "../../router/sse/heartbeat.js";
+import { exceedsDepth } from "../../router/schema/depth.js";
 
 const event = (seq: number): LoggedEvent => ({ kind: "status", status: { state: "working" }, final: false, taskId: "t", contextId: "c", seq });
 const task = (): Task => ({ id: "t", contextId: "c", agentId: "a", dialect: "v0.1", status: { state: "working" }, artifacts: [], history: [], metadata: {}, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", lastSeq: 0 });
+
+describe("JSON depth", () => {
+  /** `levels` containers nested, alternating objects (under "k", or "__proto__") and arrays. */
+  const nested = (levels: number, key = "k"): string => {
+    let text = "1";
+    for (let i = 0; i < levels; i++) text = i % 2 ? `[${text}]` : `{"${key}":${text}}`;
+    return text;
+  };
+
+  test("up to 100 levels of containers pass, 101 do not, whatever the containers or keys", () => {
+    for (const key of ["k", "__proto__", "constructor"]) {
+      expect(exceedsDepth(JSON.parse(nested(100, key)))).toBe(false);
+      expect(exceedsDepth(JSON.parse(nested(101, key)))).toBe(true);
+      expect(exceedsDepth(JSON.parse(`[1, {"a": "b"}, ${nested(101, key)}]`))).toBe(true);
+    }
+    expect(exceedsDepth(JSON.parse("[".repeat(20_000) + "]".repeat(20_000)))).toBe(true);
+    for (const scalar of [null, 1, "s", true]) expect(exceedsDepth(scalar)).toBe(false);
+    expect(exceedsDepth({ a: [] }, 2)).toBe(false);
+    expect(exceedsDepth({ a: [[]] }, 2)).toBe(true);
+  });
+});
 
 describe("SSE format", () => {
   test("events, comments and ids", () => {

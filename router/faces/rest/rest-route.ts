@@ -7,7 +7,7 @@ import type { SchemaRegistry } from "../../schema/validator.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../../schema/depth.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
-import { formatEvent, parseLastEventId } from "../../sse/format.js";
+import { formatEvent, formatJsonEvent, parseLastEventId } from "../../sse/format.js";
 import { SseWriter } from "../../sse/writer.js";
 import { restError } from "./errors.js";
 
@@ -54,7 +54,8 @@ export function restHandler(deps: RestRouteDeps) {
       if (opening !== undefined) writer.write(formatEvent(JSON.stringify(opening)));
       if (events) {
         for await (const event of events) {
-          if (!writer.write(formatEvent(JSON.stringify(v10.renderEvent(event)), event.seq))) await writer.drained();
+          const json = JSON.stringify(v10.renderEvent(event));
+          if (!writer.write(event.seq === undefined ? formatEvent(json) : formatJsonEvent(json, event.seq))) await writer.drained();
           if (writer.closed) break;
         }
       }
