@@ -31,4 +31,5 @@ COPY --from=build /app/schemas ./schemas
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
-CMD ["node", "dist/router/bin.js", "serve", "--host", "0.0.0.0"]
+# Node flags: router/node-flags.ts.
+CMD ["node", "--max-semi-space-size=16", "dist/router/bin.js", "serve", "--host", "0.0.0.0"]

@@ -9,6 +9,7 @@ import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
+import { ROUTER_NODE_FLAGS } from "../router/node-flags.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** dist/bench; BENCH_ROUTER_DIST points the router child at another build (a "before" copy). */
@@ -78,7 +79,9 @@ export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEn
   const db = opts.store ?? process.env.BENCH_STORE ? undefined : tmpDb();
   const args = ["--store", opts.store ?? process.env.BENCH_STORE ?? "sqlite:" + db];
   // BENCH_ROUTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every router the bench starts.
-  const nodeArgs = opts.nodeArgs ?? (process.env.BENCH_ROUTER_NODE_ARGS?.split(" ").filter(Boolean) ?? []);
+  // Launched as npm start launches it (router/node-flags.ts); V8 takes the last of a repeated flag, so extra
+  // arguments can override one.
+  const nodeArgs = [...ROUTER_NODE_FLAGS, ...(opts.nodeArgs ?? process.env.BENCH_ROUTER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
   const child = await startChild(join(ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
   if (!db) return child;
   // The bench's own database files go with their router.

@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { startHttpSseAgent, type RunningHttpAgent } from "../agents/examples/http-sse-agent.js";
 import { connectAgent, type Agent } from "../agents/sdk/index.js";
 import { resolveConfig, startRouter, type RunningRouter } from "../router/index.js";
+import { ROUTER_NODE_FLAGS } from "../router/node-flags.js";
 import { SchemaRegistry } from "../router/schema/validator.js";
 
 /**
@@ -71,7 +72,8 @@ describe("docker-compose.yml", () => {
   test("every node command runs a script the build produces", () => {
     for (const [name, s] of Object.entries(services)) {
       if (s.command?.[0] !== "node") continue;
-      expect({ name, exists: existsSync(sourceOf(s.command[1]!)) }).toEqual({ name, exists: true });
+      const script = s.command.slice(1).find((arg) => !arg.startsWith("--"))!;
+      expect({ name, exists: existsSync(sourceOf(script)) }).toEqual({ name, exists: true });
     }
     const healthCli = services["ws-agent"]!.healthcheck!.test[1]!.match(/node (dist\/\S+\.js)/)![1]!;
     expect(existsSync(sourceOf(healthCli))).toBe(true);
@@ -84,7 +86,7 @@ describe("docker-compose.yml", () => {
   });
 
   test("the router listens on 0.0.0.0:8080, reached through the load balancer, with the config file mounted read-only", () => {
-    expect(router.command).toEqual(["node", "dist/router/bin.js", "serve", "--host", "0.0.0.0", "--port", "8080", "--config", "/config/a2a-router.config.json"]);
+    expect(router.command).toEqual(["node", ...ROUTER_NODE_FLAGS, "dist/router/bin.js", "serve", "--host", "0.0.0.0", "--port", "8080", "--config", "/config/a2a-router.config.json"]);
     expect(router.ports).toBeUndefined();
     expect(router.expose).toEqual(["8080"]);
     expect(configMount).toEqual(["./docker/a2a-router.config.json", "/config/a2a-router.config.json", "ro"]);
@@ -147,13 +149,21 @@ describe("docker-compose.yml", () => {
   });
 });
 
+describe("the router's Node flags (router/node-flags.ts)", () => {
+  test("npm start launches the router with them, as the image and compose do", () => {
+    const start = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start;
+    expect(start).toBe(["node", ...ROUTER_NODE_FLAGS, "dist/router/bin.js", "serve"].join(" "));
+  });
+});
+
 describe("Dockerfile", () => {
   test("builds on node:24-slim with npm ci and the build, and serves on 0.0.0.0", () => {
     expect(dockerfile).toMatch(/^FROM node:24-slim AS build$/m);
     expect(dockerfile).toMatch(/^FROM node:24-slim$/m);
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
     expect(dockerfile).toMatch(/npm run build/);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/router\/bin.js", "serve", "--host", "0.0.0.0"\]$/m);
+    const cmd = JSON.stringify(["node", ...ROUTER_NODE_FLAGS, "dist/router/bin.js", "serve", "--host", "0.0.0.0"]).replaceAll(",", ", ");
+    expect(dockerfile.split("\n")).toContain(`CMD ${cmd}`);
   });
 
   test("copies only things that exist, and .dockerignore keeps local builds and modules out", () => {

@@ -29,9 +29,7 @@ beforeAll(async () => {
   // the collector lets 100+ MB of garbage pile up before it runs (each 200 KB event is parsed, serialized and
   // encoded a few times on its way, and dies at once), and RSS then measures when V8 last collected, not
   // what the streams hold. What they hold (live after a GC) is by design at most 20 x streamBufferBytes.
-  router = await spawnRouter(["--store", `sqlite:${join(dir, "router.db")}`, "--config", config], {
-    NODE_OPTIONS: "--max-old-space-size=200 --max-semi-space-size=1",
-  });
+  router = await spawnRouter(["--store", `sqlite:${join(dir, "router.db")}`, "--config", config], {}, ["--max-old-space-size=200", "--max-semi-space-size=1"]);
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ROUTER_NODE_FLAGS } from "../../router/node-flags.js";
 
 export const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
 export const BIN = join(ROOT, "dist", "router", "bin.js");
@@ -15,9 +16,12 @@ export interface RouterProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs the compiled binary (`npm run build` first) and waits for its "listening" log line. */
-export async function spawnRouter(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RouterProcess> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", ...args], {
+/**
+ * Runs the compiled binary (`npm run build` first) and waits for its "listening" log line. `nodeFlags`: the
+ * Node flags it runs with, by default those npm start gives it.
+ */
+export async function spawnRouter(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: readonly string[] = ROUTER_NODE_FLAGS): Promise<RouterProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, BIN, "serve", "--port", "0", ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
