@@ -97,18 +97,19 @@ export class HubConnection {
   }
 
   /**
-   * Counts a received task update until `settled` (it is stored, or refused): past FLOW_HIGH_BYTES the socket
-   * stops being read until the store has caught up to FLOW_LOW_BYTES. An agent faster than the store then
-   * waits in its own socket (TCP pushes back on its writes) instead of in the router's memory, and the event
-   * loop is not given over to one agent's flood while other tasks' events wait behind it.
+   * Counts a received task update until the returned release is called (once: it is stored, or refused):
+   * past FLOW_HIGH_BYTES the socket stops being read until the store has caught up to FLOW_LOW_BYTES. An
+   * agent faster than the store then waits in its own socket (TCP pushes back on its writes) instead of in
+   * the router's memory, and the event loop is not given over to one agent's flood while other tasks'
+   * events wait behind it.
    */
-  hold(bytes: number, settled: Promise<unknown>): void {
+  hold(bytes: number): () => void {
     this.#unstored += bytes;
     if (!this.#paused && this.#unstored > FLOW_HIGH_BYTES) {
       this.#paused = true;
       this.ws.pause();
     }
-    const release = (): void => {
+    return () => {
       this.#unstored -= bytes;
       if (this.#paused && this.#unstored <= FLOW_LOW_BYTES) {
         this.#paused = false;
@@ -116,7 +117,6 @@ export class HubConnection {
         this.#alive();
       }
     };
-    settled.then(release, release);
   }
 
   send(frame: object): void {

@@ -167,10 +167,13 @@ export class AgentHub {
       result = Promise.reject(err);
     }
     if (result instanceof Promise) {
-      if (TASK_UPDATE_METHODS.has(frame.method)) conn.hold(frameBytes(data), result);
-      result.catch((err: unknown) => {
-        // At debug level: a misbehaving agent must not be able to flood the log.
-        this.#opts.logger.debug({ agent: conn.agent?.info.id, method: frame.method, error: (err as Error).message }, "hub frame refused");
+      // One reaction per frame: it ends the hold of a task update, and logs a refusal (at debug level: a
+      // misbehaving agent must not be able to flood the log).
+      const held = TASK_UPDATE_METHODS.has(frame.method) ? conn.hold(frameBytes(data)) : undefined;
+      const method = frame.method;
+      result.then(held, (err: unknown) => {
+        held?.();
+        this.#opts.logger.debug({ agent: conn.agent?.info.id, method, error: (err as Error).message }, "hub frame refused");
       });
     }
     if (hasId) conn.answer(id, frame.method, result);

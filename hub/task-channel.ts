@@ -1,17 +1,22 @@
-import { AsyncQueue } from "../router/core/async-queue.js";
 import type { AgentUpdate } from "../router/core/model.js";
 
 interface Routed {
   update: AgentUpdate;
-  /** Called once the engine took the update (true) or the turn ended without it (false). */
-  taken: (taken: boolean) => void;
+  /** Settles the update's `push`: true once durable, false when the turn ended without it. */
+  settle: (durable: boolean) => void;
 }
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * One turn a hub agent is working on: the agent's updates on their way to the engine, and when each one
  * is durable (the hub acks an update only then, CONTRACT 12).
+ *
+ * It is the engine's AsyncIterator of the turn's updates itself, not a generator over a queue: an update
+ * is taken when the engine asks for the next one (it has appended this one to the log's commit queue by
+ * then) or stops asking. Every update of a fast agent passes here, so it costs one promise of its own.
  */
-export class TaskChannel {
+export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined> {
   /** Whether the agent already sent text in a task.status (else task.complete's text comes in two events). */
   sawText = false;
   /** Id of the task.execute request, while the agent has not answered it. */
@@ -20,8 +25,17 @@ export class TaskChannel {
   executeFrame: object | undefined;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
-  #queue = new AsyncQueue<Routed>();
-  #untaken = new Set<(taken: boolean) => void>();
+  /** Pushed, not yet handed to the engine, from #head on. */
+  #items: Routed[] = [];
+  #head = 0;
+  /** Handed to the engine, taken once it asks for the next. */
+  #current: Routed | undefined;
+  #ended = false;
+  /** Iteration is over (the engine stopped, or read to the end): later pushes are dropped. */
+  #finished = false;
+  #error: Error | undefined;
+  /** The engine waiting for an update. */
+  #waiting: { resolve: (r: IteratorResult<AgentUpdate, undefined>) => void; reject: (err: Error) => void } | undefined;
   #latest: Promise<boolean> = Promise.resolve(true);
 
   /** `flushed`: the engine's ExecuteContext.flushed of this turn. */
@@ -29,22 +43,21 @@ export class TaskChannel {
 
   /**
    * Hands an update to the engine. Resolves true once it is durable in the store, false when the turn
-   * ended before the engine took it.
+   * ended before the engine took it (or the store could not take it: such an update is never acked).
    */
   push(update: AgentUpdate): Promise<boolean> {
-    if (this.#queue.ended) return Promise.resolve(false);
-    let settle!: (taken: boolean) => void;
-    const taken = new Promise<boolean>((resolve) => {
-      settle = (ok) => {
-        this.#untaken.delete(settle);
-        resolve(ok);
-      };
+    if (this.#ended || this.#finished) return Promise.resolve(false);
+    this.#latest = new Promise<boolean>((settle) => {
+      const item = { update, settle };
+      const waiting = this.#waiting;
+      if (waiting) {
+        this.#waiting = undefined;
+        this.#current = item;
+        waiting.resolve({ done: false, value: update });
+      } else {
+        this.#items.push(item);
+      }
     });
-    this.#untaken.add(settle);
-    this.#queue.push({ update, taken: settle });
-    // ctx.flushed covers what the engine has taken so far, so it is asked only once the update was taken.
-    // False when the store could not take it (the task is failed): such an update is never acked.
-    this.#latest = taken.then((ok) => (ok ? this.flushed() : false));
     return this.#latest;
   }
 
@@ -55,22 +68,65 @@ export class TaskChannel {
 
   /** No more updates; `error` fails the turn once the updates already pushed are taken. */
   end(error?: Error): void {
-    this.#queue.end(error);
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#error = error;
+    const waiting = this.#waiting;
+    if (!waiting) return;
+    this.#waiting = undefined;
+    this.#finish();
+    if (error) waiting.reject(error);
+    else waiting.resolve(DONE);
   }
 
   /** The updates, as the engine consumes them (ExecuteContext's AsyncIterable). */
-  async *updates(): AsyncGenerator<AgentUpdate> {
-    try {
-      for await (const item of this.#queue) {
-        try {
-          yield item.update;
-        } finally {
-          // Resumed (or closed) by the engine: it has appended the update to the log's commit queue.
-          item.taken(true);
-        }
+  updates(): AsyncIterableIterator<AgentUpdate, undefined> {
+    return this;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<AgentUpdate, undefined>> {
+    this.#take();
+    if (this.#finished) return Promise.resolve(DONE);
+    if (this.#head < this.#items.length) {
+      const item = this.#items[this.#head++]!;
+      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+        this.#items = this.#items.slice(this.#head);
+        this.#head = 0;
       }
-    } finally {
-      for (const settle of [...this.#untaken]) settle(false);
+      this.#current = item;
+      return Promise.resolve({ done: false, value: item.update });
     }
+    if (this.#ended) {
+      this.#finish();
+      return this.#error ? Promise.reject(this.#error) : Promise.resolve(DONE);
+    }
+    return new Promise((resolve, reject) => (this.#waiting = { resolve, reject }));
+  }
+
+  /** The engine stopped reading (the turn ended): what it had is taken, the rest never will be. */
+  async return(): Promise<IteratorResult<AgentUpdate, undefined>> {
+    this.#take();
+    this.#finish();
+    return DONE;
+  }
+
+  /** The update handed out last has been appended: it is durable once the store has what was taken so far. */
+  #take(): void {
+    const item = this.#current;
+    if (!item) return;
+    this.#current = undefined;
+    this.flushed().then(item.settle, () => item.settle(false));
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    for (let i = this.#head; i < this.#items.length; i++) this.#items[i]!.settle(false);
+    this.#items = [];
+    this.#head = 0;
   }
 }
