@@ -1,4 +1,4 @@
-import { artifactFromV01, messageToV01, partFromV01 } from "../router/dialects/index.js";
+import { artifactFromV01, messageToV01, partFromV01, type V01Part } from "../router/dialects/index.js";
 import { TEXT_KIND_KEY, type AgentUpdate, type Message, type Part, type TextKind } from "../router/core/model.js";
 import type { ArtifactParams, StatusParams, WireMessage } from "./protocol.js";
 
@@ -6,7 +6,8 @@ const TEXT_KINDS: ReadonlySet<unknown> = new Set<TextKind>(["delta", "snapshot",
 
 /** Hub frames carry v0.1 parts (`type`); agents written against v0.3 send `kind`, so both are read. */
 function part(p: WireMessage["parts"][number]): Part {
-  return partFromV01({ ...p, type: p.kind ?? p.type ?? "text" });
+  // Copied only when its type must be filled in from `kind` or the default.
+  return partFromV01(p.type !== undefined && p.kind === undefined ? (p as V01Part) : { ...p, type: p.kind ?? p.type ?? "text" });
 }
 
 export function messageFromWire(m: WireMessage): Message {

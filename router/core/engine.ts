@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isoNow } from "./clock.js";
 import type { Logger } from "pino";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
@@ -124,7 +125,7 @@ export class TaskEngine {
       return ended;
     }
     for (const task of stuck) {
-      const now = new Date().toISOString();
+      const now = isoNow();
       const status: TaskStatus = {
         state: "failed",
         message: agentText("The router restarted while this task was in flight; the task was failed."),
@@ -211,7 +212,7 @@ export class TaskEngine {
   }
 
   async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, early: boolean): Promise<{ task: Task; fromSeq: number }> {
-    const now = new Date().toISOString();
+    const now = isoNow();
     let task: Task;
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.getTask(req.taskId))) : undefined;
     if (existing) {

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { isoNow } from "./clock.js";
 import type { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, LiveTask } from "./engine-types.js";
 import { agentText, isTerminal, TEXT_KIND_KEY, TURN_END_STATES, type AgentUpdate, type LoggedEvent, type SendRequest } from "./model.js";
@@ -95,7 +96,7 @@ export class TurnRunner {
 
   #append(live: LiveTask, update: AgentUpdate): void {
     const { task } = live;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const seq = ++task.lastSeq;
     let event: LoggedEvent;
     if (update.kind === "status") {
