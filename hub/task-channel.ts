@@ -25,8 +25,8 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   executeFrame: object | undefined;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
-  /** Pushed, not yet handed to the engine, from #head on. */
-  #items: Routed[] = [];
+  /** Pushed, not yet handed to the engine, from #head on (slots before it are cleared: see next). */
+  #items: Array<Routed | undefined> = [];
   #head = 0;
   /** Handed to the engine, taken once it asks for the next. */
   #current: Routed | undefined;
@@ -92,7 +92,10 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
     this.#take();
     if (this.#finished) return Promise.resolve(DONE);
     if (this.#head < this.#items.length) {
-      const item = this.#items[this.#head++]!;
+      const item = this.#items[this.#head]!;
+      // A handed-out slot is cleared at once: until the array is compacted it would keep its update (a
+      // large event's text) alive, and a thousand 64 KB updates is 64 MB.
+      this.#items[this.#head++] = undefined;
       if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
         this.#items = this.#items.slice(this.#head);
         this.#head = 0;

@@ -4,7 +4,8 @@
  * engine, which drains at full speed; boundedness is enforced per client stream, not here.
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
-  #items: T[] = [];
+  /** From #head on; slots before it are cleared as they are taken, so a taken item is not kept alive here. */
+  #items: Array<T | undefined> = [];
   #head = 0;
   #done = false;
   #error: Error | undefined;
@@ -31,7 +32,8 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncGenerator<T> {
     for (;;) {
       if (this.#head < this.#items.length) {
-        const item = this.#items[this.#head++]!;
+        const item = this.#items[this.#head]!;
+        this.#items[this.#head++] = undefined;
         if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
           this.#items = this.#items.slice(this.#head);
           this.#head = 0;
