@@ -1,3 +1,4 @@
+import { Fifo } from "../router/core/fifo.js";
 import type { AgentUpdate } from "../router/core/model.js";
 
 interface Routed {
@@ -25,9 +26,8 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   executeFrame: object | undefined;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
-  /** Pushed, not yet handed to the engine, from #head on (slots before it are cleared: see next). */
-  #items: Array<Routed | undefined> = [];
-  #head = 0;
+  /** Pushed, not yet handed to the engine. */
+  #items = new Fifo<Routed>();
   /** Handed to the engine, taken once it asks for the next. */
   #current: Routed | undefined;
   #ended = false;
@@ -91,15 +91,8 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   next(): Promise<IteratorResult<AgentUpdate, undefined>> {
     this.#take();
     if (this.#finished) return Promise.resolve(DONE);
-    if (this.#head < this.#items.length) {
-      const item = this.#items[this.#head]!;
-      // A handed-out slot is cleared at once: until the array is compacted it would keep its update (a
-      // large event's text) alive, and a thousand 64 KB updates is 64 MB.
-      this.#items[this.#head++] = undefined;
-      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#head);
-        this.#head = 0;
-      }
+    const item = this.#items.shift();
+    if (item) {
       this.#current = item;
       return Promise.resolve({ done: false, value: item.update });
     }
@@ -128,8 +121,6 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   #finish(): void {
     if (this.#finished) return;
     this.#finished = true;
-    for (let i = this.#head; i < this.#items.length; i++) this.#items[i]!.settle(false);
-    this.#items = [];
-    this.#head = 0;
+    for (const item of this.#items.drain()) item.settle(false);
   }
 }

@@ -1,12 +1,12 @@
+import { Fifo } from "./fifo.js";
+
 /**
  * An unbounded single-consumer async queue: the bridge from callback-style producers (a WebSocket
  * connection, an SSE parser) to the engine's `for await`. Unbounded is deliberate: its consumer is the
  * engine, which drains at full speed; boundedness is enforced per client stream, not here.
  */
 export class AsyncQueue<T> implements AsyncIterable<T> {
-  /** From #head on; slots before it are cleared as they are taken, so a taken item is not kept alive here. */
-  #items: Array<T | undefined> = [];
-  #head = 0;
+  #items = new Fifo<T>();
   #done = false;
   #error: Error | undefined;
   #wake: (() => void) | undefined;
@@ -31,14 +31,8 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T> {
     for (;;) {
-      if (this.#head < this.#items.length) {
-        const item = this.#items[this.#head]!;
-        this.#items[this.#head++] = undefined;
-        if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-          this.#items = this.#items.slice(this.#head);
-          this.#head = 0;
-        }
-        yield item;
+      if (this.#items.size > 0) {
+        yield this.#items.shift()!;
         continue;
       }
       if (this.#done) {
