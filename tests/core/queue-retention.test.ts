@@ -7,9 +7,9 @@ import { TaskChannel } from "../../hub/task-channel.js";
 
 /**
  * The queues between an agent and the engine (both on router/core/fifo.ts) hold an update only until the
- * engine takes it. A taken slot
- * kept until the array was compacted (a thousand at a time) held a thousand large events alive: with 64 KB
- * updates, 64 MB the router could not give back (the slow-reader bench's RSS went from +225 MB to +40 MB).
+ * engine takes it. A taken slot kept until the array was compacted (a thousand at a time) held a thousand
+ * large events alive: with 64 KB updates, 64 MB the router could not give back (with the TaskChannel
+ * rewrite, the slow-reader bench's RSS went from +225 MB to +40 MB).
  */
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
