@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { isoNow } from "./clock.js";
 import type { Logger } from "pino";
+import { isoNow } from "./clock.js";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
