@@ -70,3 +70,21 @@ export interface LiveTask {
   done: Promise<void>;
   finish: () => void;
 }
+
+/** How a caller starts a turn (TaskEngine.startTurn). */
+export interface StartOptions {
+  /** The caller only awaits the turn's result (a blocking send): its agent may start before the task is durable. */
+  blocking?: boolean;
+  /**
+   * The caller's check of the task the request names, as the engine reads it (undefined when there is none),
+   * before anything changes: it throws to refuse (a task the caller may not see, a dialect that cannot name a
+   * new one). The engine reads the task once for both.
+   */
+  admit?: (existing: Task | undefined) => void;
+}
+
+/** A turn start as the engine carries it through: `early` is `blocking` where it is allowed (not in a cluster). */
+export interface TurnStart {
+  early: boolean;
+  admit: ((existing: Task | undefined) => void) | undefined;
+}

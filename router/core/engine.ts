@@ -4,7 +4,7 @@ import { isoNow } from "./clock.js";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
-import type { EngineObserver, EngineOptions, LiveTask } from "./engine-types.js";
+import type { EngineObserver, EngineOptions, LiveTask, StartOptions, TurnStart } from "./engine-types.js";
 import type { EventStream } from "./event-stream.js";
 import { LogReader } from "./log-reader.js";
 import {
@@ -172,49 +172,52 @@ export class TaskEngine {
    * Starts a turn: a new task, or the next turn of a task waiting for input. Resolves once the task is
    * stored, with the seq after which this turn's events will be logged. `blocking`: the caller only awaits
    * turnResult (a blocking send), so the agent may start before the task is durable (not in a cluster, where
-   * the task's first write may be fenced).
+   * the task's first write may be fenced). `admit`: the caller's check of a task the request names (as the
+   * engine reads it, absent or not), run before anything changes; it throws to refuse. The task is read once.
    */
-  async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, opts: { blocking?: boolean } = {}): Promise<{ task: Task; fromSeq: number }> {
-    const early = opts.blocking === true && !this.#opts.cluster;
+  async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, opts: StartOptions = {}): Promise<{ task: Task; fromSeq: number }> {
+    const start: TurnStart = { early: opts.blocking === true && !this.#opts.cluster, admit: req.taskId !== undefined ? opts.admit : undefined };
     if (this.#closing) throw TaskError.shuttingDown();
     if (req.taskId !== undefined) {
       // Claim the id before the first await: concurrent sends with one id must not start two turns.
       if (this.#starting.has(req.taskId)) throw TaskError.invalidParams(`task ${req.taskId} is being started by another request`, "id");
       this.#starting.add(req.taskId);
       try {
-        return await this.#startTurn(req, dialect, agent, early);
+        return await this.#startTurn(req, dialect, agent, start);
       } finally {
         this.#starting.delete(req.taskId);
       }
     }
-    return this.#startTurn(req, dialect, agent, early);
+    return this.#startTurn(req, dialect, agent, start);
   }
 
-  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, early: boolean): Promise<{ task: Task; fromSeq: number }> {
+  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
     const cluster = this.#opts.cluster;
-    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined, early);
+    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined, start);
     // Cluster: an agent connected to another instance runs its turns there (the log brings the events back).
     const stored = req.taskId ? await this.#opts.store.getTask(req.taskId) : undefined;
+    start.admit?.(stored);
     const owner = stored ? this.#opts.agents.find(stored.agentId) : agent;
     const instance = owner && cluster.remoteInstance(owner);
     if (instance !== undefined) return cluster.handOver(instance, req, dialect, owner!.info.id);
     // Otherwise this instance takes the turn's lease before reading the task: no other instance writes it now.
     req.taskId ??= randomUUID();
-    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined, false);
+    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined, start);
     const lease = await cluster.beginTurn(req.taskId);
     try {
       if (lease.lostOwner) await this.#leases.failLostTurn(req.taskId, lease.lostOwner);
-      return await this.#beginTurn(req, dialect, agent, lease.token, false);
+      return await this.#beginTurn(req, dialect, agent, lease.token, start);
     } catch (err) {
       if (!this.#live.has(req.taskId)) await cluster.abandonTurn(req.taskId, lease.token).catch(() => undefined);
       throw err;
     }
   }
 
-  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, early: boolean): Promise<{ task: Task; fromSeq: number }> {
+  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
     const now = isoNow();
     let task: Task;
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.getTask(req.taskId))) : undefined;
+    start.admit?.(existing);
     if (existing) {
       if (this.#live.has(existing.id) || !TURN_END_STATES.has(existing.status.state)) {
         throw TaskError.invalidParams(`task ${existing.id} is still running a turn; wait for it or cancel it`, "id");
@@ -259,11 +262,11 @@ export class TaskEngine {
     this.#started.set(started, live);
     // Early, a turn that ends within the tick is stored with its task in one commit, not two (answers wait for
     // commits). A stream subscribes once its task is stored: its agent starts then, so it sees the turn live.
-    if (early) this.#hand(live, req);
+    if (start.early) this.#hand(live, req);
     if (!(await stored)) throw TaskError.internal("the router could not store the task");
     // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
-    if (!early && this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
-    if (!early) this.#hand(live, req);
+    if (!start.early && this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
+    if (!start.early) this.#hand(live, req);
     return started;
   }
 

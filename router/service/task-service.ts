@@ -112,12 +112,12 @@ export class TaskService {
   }
 
   async #start(req: SendRequest, dialect: DialectName, scope: Scope, blocking: boolean): Promise<StartedTurn> {
-    if (req.taskId !== undefined) {
-      const existing = await this.#deps.engine.getTask(req.taskId);
-      // A continuation must name a task this caller may see; v0.1 clients may also name a new one.
+    // A continuation must name a task this caller may see; v0.1 clients may also name a new one. Checked on
+    // the task as the engine reads it to start the turn (one read of the store, not two).
+    const admit = (existing: Task | undefined): void => {
       if (existing) this.#visible(existing, scope);
-      else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId);
-    }
+      else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId!);
+    };
     // metadata.agent and metadata.skill pick what runs: another type is a mistake, not "the default".
     for (const key of ["agent", "skill"] as const) {
       const value = req.metadata[key];
@@ -125,7 +125,7 @@ export class TaskService {
     }
     const agent = this.#pickAgent(scope, req.agentId ?? (req.metadata.agent as string | undefined));
     const owner = scope.caller?.principal;
-    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent, { blocking });
+    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent, { blocking, admit });
     if (req.pushNotification) await this.#push().set(started.task.id, req.pushNotification, started.fromSeq);
     return started;
   }

@@ -122,6 +122,27 @@ describe("TaskService without any transport", () => {
     expect((await service.send(request("x", { taskId: "mine" }), "v0.1")).id).toBe("mine");
   });
 
+  test("a send that names its task reads it from the store once: the caller's checks run on the engine's read", async () => {
+    const agents = new AgentRegistry();
+    agents.set(counterAgent("counter", 1));
+    const store = new MemoryStore();
+    const getTask = store.getTask.bind(store);
+    const reads: string[] = [];
+    store.getTask = (id) => (reads.push(id), getTask(id));
+    const engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
+    engines.push(engine);
+    const service = new TaskService({ engine, agents, defaultAgent: "counter" });
+    const alice: Scope = { caller: { principal: "alice" } };
+    expect((await service.send(request("go", { taskId: "named-1" }), "v0.1", alice)).status.state).toBe("completed");
+    expect(reads).toEqual(["named-1"]);
+    // The same single read refuses what the caller may not do: another key's task, a v0.3 id that names none.
+    reads.length = 0;
+    expect(await reason(service.send(request("again", { taskId: "named-1" }), "v0.1", { caller: { principal: "bob" } }))).toBe("task-not-found");
+    expect(await reason(service.send(request("new", { taskId: "named-2" }), "v0.3", alice))).toBe("task-not-found");
+    expect(reads).toEqual(["named-1", "named-2"]);
+    expect(await store.getTask("named-2")).toBeUndefined();
+  });
+
   test("a task belongs to the key that created it: other keys get task-not-found everywhere", async () => {
     const { service, agents } = started();
     const gate = gatedAgent("gated");
