@@ -9,11 +9,11 @@ import { MemoryStore } from "../../router/store/memory-store.js";
 import { counterAgent, gatedAgent, scriptedAgent } from "../helpers/agents.js";
 
 /** The task service over a real engine and memory store: no HTTP, no dialect, no JSON-RPC. */
-function setup() {
+function setup(store: MemoryStore = new MemoryStore(), count = 3) {
   const agents = new AgentRegistry();
-  const engine = new TaskEngine({ store: new MemoryStore(), agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
+  const engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
   const service = new TaskService({ engine, agents, defaultAgent: "counter" });
-  agents.set(counterAgent("counter", 3));
+  agents.set(counterAgent("counter", count));
   return { agents, engine, service };
 }
 
@@ -41,8 +41,8 @@ afterEach(async () => {
   await Promise.all(engines.map((e) => e.close()));
   engines = [];
 });
-function started() {
-  const s = setup();
+function started(store?: MemoryStore, count?: number) {
+  const s = setup(store, count);
   engines.push(s.engine);
   return s;
 }
@@ -57,8 +57,6 @@ describe("TaskService without any transport", () => {
   });
 
   test("a blocking send of a turn that ends at once is one store commit, and is answered only once it is durable", async () => {
-    const agents = new AgentRegistry();
-    agents.set(counterAgent("counter", 3));
     const store = new MemoryStore();
     const commit = store.commit.bind(store);
     const eventsPerCommit: number[] = [];
@@ -69,9 +67,7 @@ describe("TaskService without any transport", () => {
       await held;
       return commit(batch);
     };
-    const engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
-    engines.push(engine);
-    const service = new TaskService({ engine, agents, defaultAgent: "counter" });
+    const { service } = started(store);
     let answered = false;
     const sent = service.send(request("go"), "v0.3").then((task) => ((answered = true), task));
     while (eventsPerCommit.length === 0) await new Promise((r) => setImmediate(r));
@@ -123,15 +119,11 @@ describe("TaskService without any transport", () => {
   });
 
   test("a send that names its task reads it from the store once: the caller's checks run on the engine's read", async () => {
-    const agents = new AgentRegistry();
-    agents.set(counterAgent("counter", 1));
     const store = new MemoryStore();
     const getTask = store.getTask.bind(store);
     const reads: string[] = [];
     store.getTask = (id) => (reads.push(id), getTask(id));
-    const engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
-    engines.push(engine);
-    const service = new TaskService({ engine, agents, defaultAgent: "counter" });
+    const { service } = started(store, 1);
     const alice: Scope = { caller: { principal: "alice" } };
     expect((await service.send(request("go", { taskId: "named-1" }), "v0.1", alice)).status.state).toBe("completed");
     expect(reads).toEqual(["named-1"]);
