@@ -5,8 +5,7 @@ import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, EngineOptions, LiveTask, StartOptions, TurnStart } from "./engine-types.js";
-import type { EventStream } from "./event-stream.js";
-import { LogReader } from "./log-reader.js";
+import { EventStream, type EventStreamHost } from "./event-stream.js";
 import {
   agentText,
   isTerminal,
@@ -50,7 +49,8 @@ export class TaskEngine {
   #closing = false;
   #fallbacks = 0;
   /** Streams' reads of the log and of live turns. */
-  #reader: LogReader;
+  /** What every EventStream of this engine reads from. */
+  #streams: EventStreamHost;
   /** Task ids whose turn is being set up (between the request and the task's first store write). */
   #starting = new Set<string>();
   /** Tasks failed because the store refused their updates (see StoreFailures). */
@@ -84,7 +84,7 @@ export class TaskEngine {
     const live = this.#live;
     this.#failures = new StoreFailures({ store, commits: this.#commits, log: this.#log, live });
     this.#leases = new TurnLeases({ store, commits: this.#commits, log: this.#log, live, ...(cluster && { cluster }) });
-    this.#reader = new LogReader({
+    this.#streams = {
       store,
       pages: new SharedLog(store),
       options: this.#opts,
@@ -93,7 +93,7 @@ export class TaskEngine {
       unstoredFailure: (taskId) => this.#failures.get(taskId),
       ...(cluster && { cluster }),
       onFallback: () => void this.#fallbacks++,
-    });
+    };
   }
 
   get store(): TaskStore {
@@ -363,7 +363,7 @@ export class TaskEngine {
    * their client goes away; `signal` closes it too.
    */
   events(taskId: string, afterSeq: number, signal?: AbortSignal): EventStream {
-    return this.#reader.events(taskId, afterSeq, signal);
+    return new EventStream(this.#streams, taskId, afterSeq, signal);
   }
 
   /**

@@ -1,8 +1,27 @@
+import type { Logger } from "pino";
+import type { EngineCluster } from "./cluster.js";
 import type { LiveTask } from "./engine-types.js";
-import type { LogReaderHost } from "./log-reader.js";
-import { TURN_END_STATES, type StreamEvent } from "./model.js";
+import { TURN_END_STATES, type StreamEvent, type TaskStatus } from "./model.js";
+import type { SharedLog } from "./shared-log.js";
+import type { TaskStore } from "./store.js";
 import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
 import { isTurnEnd, unstoredFailure } from "./turn-rules.js";
+
+/** What an EventStream reads from its engine (one host, shared by every stream of the engine). */
+export interface EventStreamHost {
+  store: TaskStore;
+  /** Log pages for streams catching up, shared by streams that read the same events (see SharedLog). */
+  pages: SharedLog;
+  options: { logPageSize: number; subscriberCapacity: number; streamBufferBytes: number };
+  log: Logger;
+  /** The task's turn in progress on this instance, if any. */
+  live(taskId: string): LiveTask | undefined;
+  /** The failed status of a task failed for want of storage, until that failure is stored. */
+  unstoredFailure(taskId: string): TaskStatus | undefined;
+  cluster?: EngineCluster;
+  /** A live stream fell behind and went back to reading the log (counted for metrics). */
+  onFallback(): void;
+}
 
 type Batch = IteratorResult<StreamEvent[], undefined>;
 
@@ -23,7 +42,7 @@ const LIVE = Symbol("live");
  * signal closes it too.
  */
 export class EventStream implements AsyncIterableIterator<StreamEvent, undefined> {
-  readonly #host: LogReaderHost;
+  readonly #host: EventStreamHost;
   readonly #taskId: string;
   /** The seq of the last event handed out. */
   #cursor: number;
@@ -42,7 +61,7 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
   #batch: StreamEvent[] | undefined;
   #at = 0;
 
-  constructor(host: LogReaderHost, taskId: string, afterSeq: number, signal?: AbortSignal) {
+  constructor(host: EventStreamHost, taskId: string, afterSeq: number, signal?: AbortSignal) {
     this.#host = host;
     this.#taskId = taskId;
     this.#cursor = afterSeq;
