@@ -19,6 +19,22 @@ export interface CheckpointOptions {
 
 export const DEFAULT_CHECKPOINTS: CheckpointOptions = { everyMs: 100, restartFrames: 16_384 };
 
+/**
+ * What both store threads are started with. `restartWanted` (shared memory, one slot) is raised by the
+ * checkpoint thread once the WAL has passed `restartFrames`, and lowered by the writer once it has copied the
+ * rest itself, between two of its commits (sqlite-checkpointer.ts says why there).
+ */
+export interface StoreThreadData {
+  path: string;
+  checkpoints: CheckpointOptions;
+  restartWanted: Int32Array;
+}
+
+/** A `restartWanted` for a store's threads to share. */
+export function restartFlag(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+}
+
 /** The writer's operations (SqliteTables' methods). */
 export const WRITE_OPS = ["commit", "setPushConfig", "deletePushConfig", "addMemory", "close"] as const;
 /** Reads (SqliteQueries' methods): the writer serves them only for a private in-memory database. */

@@ -6,7 +6,17 @@ import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
-import { DEFAULT_CHECKPOINTS, fromWireError, type CheckpointOptions, type EventRow, type StoreAnswer, type StoreOp, type TaskRow } from "./sqlite-protocol.js";
+import {
+  DEFAULT_CHECKPOINTS,
+  fromWireError,
+  restartFlag,
+  type CheckpointOptions,
+  type EventRow,
+  type StoreAnswer,
+  type StoreOp,
+  type StoreThreadData,
+  type TaskRow,
+} from "./sqlite-protocol.js";
 
 /**
  * The workers' V8 heaps. Everything the writer holds is short-lived (each call's rows), but V8 sizes a heap by
@@ -84,7 +94,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const checkpoints = { ...DEFAULT_CHECKPOINTS, ...options.checkpoints };
     // Both start at once (a worker takes a while to boot); the checkpointer opens the file once the writer has.
     // A private in-memory database has no WAL to checkpoint (and no other connection could reach it).
-    const workerData = { path, checkpoints };
+    const workerData: StoreThreadData = { path, checkpoints, restartWanted: restartFlag() };
     const checkpointer = isFile(path) ? new Worker(workerModule("sqlite-checkpointer.js"), { workerData, resourceLimits: CHECKPOINTER_HEAP }) : undefined;
     const writer = new Worker(workerModule("sqlite-worker.js"), { workerData, resourceLimits: WRITER_HEAP });
     // Listening from the start: a worker that fails to boot reports it at once.

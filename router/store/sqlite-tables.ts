@@ -33,14 +33,17 @@ export class SqliteTables {
   #commit: (tasks: TaskRow[], events: EventRow[]) => void;
   /** WAL extent past which the writer itself makes the WAL start over (none for a private database). */
   #walLimitBytes: number | undefined;
+  /** Raised by the checkpoint thread: the WAL is long enough to start over (sqlite-checkpointer.ts). */
+  #restartWanted: Int32Array | undefined;
 
   /**
    * `restartFrames`: the checkpoint thread's threshold. Should that thread fall behind (a starved core), the
    * writer makes the WAL start over itself at twice it: a short stall of its own commits, mostly already copied,
    * rather than a WAL that grows without bound.
    */
-  constructor(path: string, restartFrames: number) {
+  constructor(path: string, restartFrames: number, restartWanted?: Int32Array) {
     this.#path = path;
+    this.#restartWanted = restartWanted;
     if (isFile(path)) this.#walLimitBytes = 2 * restartFrames * PAGE_BYTES;
     this.#file = openDatabase(path);
     const db = (this.#db = this.#file.db);
@@ -80,6 +83,8 @@ export class SqliteTables {
   /** One transaction for the batch; an event already stored is skipped, a gap fails it all. */
   commit(tasks: TaskRow[], events: EventRow[]): void {
     this.#commit(tasks, events);
+    if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) this.#copyWal();
+    // Asked or not: a copy that keeps finding the checkpoint thread mid-pass must not let the WAL grow unbounded.
     if (this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes) this.#restartWal();
   }
 
@@ -98,6 +103,16 @@ export class SqliteTables {
 
   close(): void {
     closeDatabase(this.#file, this.#path);
+  }
+
+  /**
+   * Copies what the checkpoint thread has not, on this connection, between commits: no lock to wait for, and
+   * little to copy. Once all of it is, the next commit starts the WAL over. Busy (the checkpoint thread is in
+   * a pass) or short of the end (a reader still needs older frames): the next commit tries again.
+   */
+  #copyWal(): void {
+    const [result] = this.#db.pragma("wal_checkpoint(PASSIVE)") as Array<{ busy: number; log: number; checkpointed: number }>;
+    if (result && !result.busy && result.log === result.checkpointed) Atomics.store(this.#restartWanted!, 0, 0);
   }
 
   /**

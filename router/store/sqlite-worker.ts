@@ -2,11 +2,11 @@
  * The SQLite store's writer thread: owns the store's writing connection and lock, and runs the writes of
  * router/store/sqlite-store.ts one at a time, in the order they were made (and the reads of a private
  * in-memory database, which no other connection can reach). SQLite is synchronous; here its inserts stall no
- * stream of the router's event loop (and its checkpoints, on a thread of their own, stall no commit:
- * sqlite-checkpointer.ts).
+ * stream of the router's event loop (and its checkpoints, mostly on a thread of their own, hardly stall a
+ * commit: sqlite-checkpointer.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { READ_OPS, toWireError, WRITE_OPS, type CheckpointOptions, type StoreAnswer, type StoreCall } from "./sqlite-protocol.js";
+import { READ_OPS, toWireError, WRITE_OPS, type StoreAnswer, type StoreCall, type StoreThreadData } from "./sqlite-protocol.js";
 import { SqliteTables } from "./sqlite-tables.js";
 
 const port = parentPort!;
@@ -15,8 +15,8 @@ const reads: ReadonlySet<string> = new Set(READ_OPS);
 let tables: SqliteTables | undefined;
 
 try {
-  const { path, checkpoints } = workerData as { path: string; checkpoints: CheckpointOptions };
-  tables = new SqliteTables(path, checkpoints.restartFrames);
+  const { path, checkpoints, restartWanted } = workerData as StoreThreadData;
+  tables = new SqliteTables(path, checkpoints.restartFrames, restartWanted);
   port.postMessage({ id: 0, value: null } satisfies StoreAnswer);
 } catch (err) {
   port.postMessage({ id: 0, error: toWireError(err) } satisfies StoreAnswer);

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import Database from "better-sqlite3";
 import type { TaskStore } from "../../router/core/store.js";
 import { SqliteStore } from "../../router/store/index.js";
+import { restartFlag } from "../../router/store/sqlite-protocol.js";
+import { SqliteTables } from "../../router/store/sqlite-tables.js";
 import { runBin, spawnRouter } from "../helpers/spawn-router.js";
 import { makeEvent, makeTask, runStoreContract } from "../store.contract.js";
 import { until } from "../helpers/until.js";
@@ -21,6 +23,9 @@ async function writeEvents(store: SqliteStore, taskId: string, count: number, by
     await store.commit({ tasks: [makeTask(taskId, { lastSeq: seq })], events: [event] });
   }
 }
+
+/** The WAL header's checkpoint sequence: SQLite adds one each time the WAL starts over from its beginning. */
+const walStarts = (path: string): number => readFileSync(`${path}-wal`).readUInt32BE(12);
 
 let dir = "";
 let n = 0;
@@ -148,6 +153,29 @@ describe("SqliteStore", () => {
       expect(seqs(await store.readEvents("steady", 0, 1000))).toEqual(Array.from({ length: 600 }, (_, i) => i + 1));
     } finally {
       await store.close();
+    }
+  });
+
+  test("asked by the checkpoint thread, the writer copies the rest of the WAL between commits and starts it over", () => {
+    const path = join(dir, "asked", "router.db");
+    const restartWanted = restartFlag();
+    // Its own bound (twice restartFrames) far away: only the request makes the WAL start over.
+    const tables = new SqliteTables(path, 1_000_000, restartWanted);
+    const task = JSON.stringify(makeTask("t"));
+    const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+    try {
+      for (let seq = 1; seq <= 50; seq++) commit(seq);
+      const before = walStarts(path);
+      commit(51);
+      expect(walStarts(path)).toBe(before);
+      Atomics.store(restartWanted, 0, 1);
+      commit(52);
+      expect(Atomics.load(restartWanted, 0)).toBe(0); // all copied: the request is answered
+      commit(53);
+      expect(walStarts(path)).toBe(before + 1);
+      expect(tables.reads.readEvents("t", 0, 100)).toHaveLength(53);
+    } finally {
+      tables.close();
     }
   });
 
