@@ -4,10 +4,12 @@
  * and whether the stalled reader then gets every event in order. Router only (the bare bridge would
  * buffer the whole task).
  */
+import { once } from "node:events";
 import { Agent } from "node:http";
+import { Worker } from "node:worker_threads";
+import type { FloodOptions } from "./flood-agent.js";
 import { BenchAgent, eventText, fmt, log, percentile, QUICK, rpcCall, rssSampler, sendSubscribe, sleep, sseRequest, startRouter, type Section } from "./lib.js";
 import { paced } from "./latency.js";
-import { pump } from "./relay.js";
 
 const BIG_MB = Number(process.env.BENCH_SLOW_MB ?? (QUICK ? 50 : 200));
 const EVENT_KB = 64;
@@ -16,7 +18,10 @@ const SECONDS = QUICK ? 3 : 5;
 export async function slowReader(): Promise<Section> {
   const router = await startRouter();
   const bg = await BenchAgent.connect(router.url, "bench");
-  const big = await BenchAgent.connect(router.url, "big");
+  const n = Math.ceil((BIG_MB * 1024) / EVENT_KB);
+  const flood: FloodOptions = { url: router.url, name: "big", events: n, eventKb: EVENT_KB };
+  const big = new Worker(new URL("./flood-agent.js", import.meta.url), { workerData: flood });
+  await once(big, "message");
   const http = new Agent({ keepAlive: true });
   try {
     await (await paced(router, bg, 20, 500, 1, "warm")).done;
@@ -25,9 +30,6 @@ export async function slowReader(): Promise<Section> {
     await sleep(500);
     const idleKb = router.rssKb();
 
-    const n = Math.ceil((BIG_MB * 1024) / EVENT_KB);
-    const filler = "x".repeat(EVENT_KB * 1024);
-    big.onExecute = (taskId) => void pump(big, taskId, n, (i) => `${i}:${filler}`);
     const sampler = rssSampler(router.pid);
     let expected = 1;
     let inOrder = true;
@@ -58,7 +60,8 @@ export async function slowReader(): Promise<Section> {
   } finally {
     http.destroy();
     bg.close();
-    big.close();
+    big.postMessage("close");
+    await once(big, "exit");
     await router.stop();
   }
 }
