@@ -39,7 +39,8 @@ export class SqliteTables {
   /**
    * `restartFrames`: the checkpoint thread's threshold. Should that thread fall behind (a starved core), the
    * writer makes the WAL start over itself at twice it: a short stall of its own commits, mostly already copied,
-   * rather than a WAL that grows without bound.
+   * rather than a WAL that grows without bound. `restartWanted`: the checkpoint thread's request that the WAL
+   * start over (none for a private database, which has no checkpoint thread).
    */
   constructor(path: string, restartFrames: number, restartWanted?: Int32Array) {
     this.#path = path;
@@ -83,9 +84,13 @@ export class SqliteTables {
   /** One transaction for the batch; an event already stored is skipped, a gap fails it all. */
   commit(tasks: TaskRow[], events: EventRow[]): void {
     this.#commit(tasks, events);
-    if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) this.#copyWal();
-    // Asked or not: a copy that keeps finding the checkpoint thread mid-pass must not let the WAL grow unbounded.
-    if (this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes) this.#restartWal();
+    try {
+      if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) this.#copyWal();
+      // Asked or not: a copy that keeps finding the checkpoint thread mid-pass must not let the WAL grow unbounded.
+      if (this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes) this.#restartWal();
+    } catch {
+      // The batch is committed; reporting it failed would have it written again. The next commit tries again.
+    }
   }
 
   setPushConfig(taskId: string, configId: string, json: string): void {
