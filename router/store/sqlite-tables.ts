@@ -113,11 +113,13 @@ export class SqliteTables {
   /**
    * Copies what the checkpoint thread has not, on this connection, between commits: no lock to wait for, and
    * little to copy. Once all of it is, the next commit starts the WAL over. Busy (the checkpoint thread is in
-   * a pass) or short of the end (a reader still needs older frames): the next commit tries again.
+   * a pass; SQLite says so at once): the next commit tries again. Short of the end (a reader still needs older
+   * frames): the request is answered all the same, and the checkpoint thread's next pass asks again, so a long
+   * read costs at most one copy per pass, not one per commit.
    */
   #copyWal(): void {
-    const [result] = this.#db.pragma("wal_checkpoint(PASSIVE)") as Array<{ busy: number; log: number; checkpointed: number }>;
-    if (result && !result.busy && result.log === result.checkpointed) Atomics.store(this.#restartWanted!, 0, 0);
+    const [result] = this.#db.pragma("wal_checkpoint(PASSIVE)") as Array<{ busy: number }>;
+    if (result && !result.busy) Atomics.store(this.#restartWanted!, 0, 0);
   }
 
   /**

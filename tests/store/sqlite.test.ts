@@ -179,6 +179,36 @@ describe("SqliteStore", () => {
     }
   });
 
+  test("a reader on an older snapshot answers the request without a restart; the next request, once it is gone, restarts", () => {
+    const path = join(dir, "pinned", "router.db");
+    const restartWanted = restartFlag();
+    const tables = new SqliteTables(path, 1_000_000, restartWanted);
+    const task = JSON.stringify(makeTask("t"));
+    const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+    const reader = new Database(path, { readonly: true });
+    try {
+      for (let seq = 1; seq <= 20; seq++) commit(seq);
+      reader.exec("BEGIN");
+      expect(reader.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 20 }); // holds this snapshot
+      commit(21);
+      const before = walStarts(path);
+      Atomics.store(restartWanted, 0, 1);
+      commit(22);
+      expect(Atomics.load(restartWanted, 0)).toBe(0); // answered: not asked again on every commit
+      commit(23);
+      expect(walStarts(path)).toBe(before); // the reader still needs the WAL's frames
+      reader.exec("COMMIT");
+      Atomics.store(restartWanted, 0, 1); // the checkpoint thread's next pass
+      commit(24);
+      commit(25);
+      expect(walStarts(path)).toBe(before + 1);
+      expect(tables.reads.readEvents("t", 0, 100)).toHaveLength(25);
+    } finally {
+      reader.close();
+      tables.close();
+    }
+  });
+
   test("close is idempotent", async () => {
     const store = await SqliteStore.open(":memory:");
     await store.close();
