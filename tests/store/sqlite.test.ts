@@ -27,6 +27,19 @@ async function writeEvents(store: SqliteStore, taskId: string, count: number, by
 /** The WAL header's checkpoint sequence: SQLite adds one each time the WAL starts over from its beginning. */
 const walStarts = (path: string): number => readFileSync(`${path}-wal`).readUInt32BE(12);
 
+/**
+ * A store's writer on its own, without the checkpoint thread (the test raises `restartWanted` in its place),
+ * and a commit of event `seq` of task "t". Its own bound (twice restartFrames) is far away: only the request
+ * makes the WAL start over.
+ */
+function writerAt(path: string): { tables: SqliteTables; restartWanted: Int32Array; commit: (seq: number) => void } {
+  const restartWanted = restartFlag();
+  const tables = new SqliteTables(path, 1_000_000, restartWanted);
+  const task = JSON.stringify(makeTask("t"));
+  const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+  return { tables, restartWanted, commit };
+}
+
 let dir = "";
 let n = 0;
 beforeAll(async () => {
@@ -158,11 +171,7 @@ describe("SqliteStore", () => {
 
   test("asked by the checkpoint thread, the writer copies the rest of the WAL between commits and starts it over", () => {
     const path = join(dir, "asked", "router.db");
-    const restartWanted = restartFlag();
-    // Its own bound (twice restartFrames) far away: only the request makes the WAL start over.
-    const tables = new SqliteTables(path, 1_000_000, restartWanted);
-    const task = JSON.stringify(makeTask("t"));
-    const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+    const { tables, restartWanted, commit } = writerAt(path);
     try {
       for (let seq = 1; seq <= 50; seq++) commit(seq);
       const before = walStarts(path);
@@ -181,10 +190,7 @@ describe("SqliteStore", () => {
 
   test("a reader on an older snapshot answers the request without a restart; the next request, once it is gone, restarts", () => {
     const path = join(dir, "pinned", "router.db");
-    const restartWanted = restartFlag();
-    const tables = new SqliteTables(path, 1_000_000, restartWanted);
-    const task = JSON.stringify(makeTask("t"));
-    const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+    const { tables, restartWanted, commit } = writerAt(path);
     const reader = new Database(path, { readonly: true });
     try {
       for (let seq = 1; seq <= 20; seq++) commit(seq);
