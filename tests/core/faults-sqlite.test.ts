@@ -7,7 +7,7 @@ import type { RunningRouter } from "../../router/index.js";
 import { SqliteStore } from "../../router/store/index.js";
 import { openStream, rpc } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
-import { RawAgent, text } from "../helpers/ws-agent.js";
+import { hubTaskStream, text } from "../helpers/ws-agent.js";
 import { ERROR_LEVEL, range, recordingLogger, runTask, steadyAgent } from "./faults-helpers.js";
 
 /**
@@ -88,11 +88,7 @@ describe("faults: the SQLite store refuses one task's writes", () => {
   });
 
   test("a hub agent: its stored updates are acked, the refused one is not, and it is told to cancel", async () => {
-    const agent = new RawAgent(router.url);
-    await agent.register("hubby");
-    const exec = agent.nextTask();
-    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "hub-doomed", message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "hubby" } });
-    await exec;
+    const { agent, stream } = await hubTaskStream(router.url, "hubby", "hub-doomed");
     const update = (i: number) => agent.request("task.status", { task_id: "hub-doomed", seq: i, status: { state: "working", message: text(`step ${i}`) } });
     expect((await update(1)).result).toEqual({ ok: true });
     expect((await update(2)).result).toEqual({ ok: true });

@@ -2,9 +2,9 @@ import { afterAll, expect, test } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
+import { openStream, rpc, statusText } from "../helpers/rpc.js";
 import { spawnRouter, type RouterProcess } from "../helpers/spawn-router.js";
-import { RawAgent, text } from "../helpers/ws-agent.js";
+import { hubTaskStream, text } from "../helpers/ws-agent.js";
 
 /** CONTRACT 12: the hub acks an agent's update only once it is durable, so an acked update survives a crash. */
 
@@ -19,11 +19,7 @@ afterAll(async () => {
 test("every update acked before a SIGKILL of the router is in the task's log after the restart", async () => {
   const first = await spawnRouter(["--store", store]);
   running.push(first);
-  const agent = new RawAgent(first.url);
-  await agent.register("acked");
-  const exec = agent.nextTask();
-  await openStream(first.url, "tasks/sendSubscribe", { id: "ack-1", message: userMessage("go"), metadata: { agent: "acked" } });
-  await exec;
+  const { agent } = await hubTaskStream(first.url, "acked", "ack-1");
 
   // Killed on the first ack, from the socket's own handler: nothing of ours runs in between.
   const acked = new Set<string>();

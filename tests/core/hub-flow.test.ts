@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
 import { HeldStore } from "../helpers/held-store.js";
-import { openStream, statusText, userMessage } from "../helpers/rpc.js";
+import { statusText } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 import { until } from "../helpers/until.js";
-import { RawAgent, text } from "../helpers/ws-agent.js";
+import { hubTaskStream, text } from "../helpers/ws-agent.js";
 
 /**
  * Flow control on the hub: an agent that sends faster than the store takes its updates stops being read
@@ -27,11 +27,7 @@ async function metric(name: string): Promise<number> {
 }
 
 test("a flooding agent is paused while the store lags, resumed when it catches up, and every update arrives in order", async () => {
-  const agent = new RawAgent(router.url);
-  await agent.register("flood");
-  const exec = agent.nextTask();
-  const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "flood-1", message: userMessage("go"), metadata: { agent: "flood" } });
-  await exec;
+  const { agent, stream } = await hubTaskStream(router.url, "flood", "flood-1");
   store.hold();
   const count = 300;
   const filler = "x".repeat(8 * 1024); // 2.4 MB in all: far past what the hub reads ahead of the store

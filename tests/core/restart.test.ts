@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { spawnRouter, type RouterProcess } from "../helpers/spawn-router.js";
-import { RawAgent, text } from "../helpers/ws-agent.js";
+import { hubTaskStream, text } from "../helpers/ws-agent.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-restart-"));
 const store = `sqlite:${join(dir, "router.db")}`;
@@ -21,11 +21,7 @@ describe("router restart with SQLite", () => {
     const done = await rpc(first.url, "tasks/send", { id: "before-crash", message: userMessage("kept"), metadata: { agent: "echo" } });
     expect(done.result.status.state).toBe("completed");
 
-    const agent = new RawAgent(first.url);
-    await agent.register("crashy");
-    const exec = agent.nextTask();
-    const stream = await openStream(first.url, "tasks/sendSubscribe", { id: "mid-crash", message: userMessage("work"), metadata: { agent: "crashy" } });
-    await exec;
+    const { agent, stream } = await hubTaskStream(first.url, "crashy", "mid-crash", "work");
     agent.notify("task.status", { task_id: "mid-crash", status: { state: "working", message: text("step 1") } });
     agent.notify("task.status", { task_id: "mid-crash", status: { state: "working", message: text("step 2") } });
     expect((await stream.next())!.id).toBe("1");

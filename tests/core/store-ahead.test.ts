@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
 import { HeldStore } from "../helpers/held-store.js";
-import { openStream, statusText, userMessage } from "../helpers/rpc.js";
+import { openStream, statusText } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 import { until } from "../helpers/until.js";
-import { RawAgent, text } from "../helpers/ws-agent.js";
+import { hubTaskStream, text } from "../helpers/ws-agent.js";
 
 /**
  * A store whose reads see a commit before the commit's answer comes back (the SQLite store: its writer is
@@ -21,11 +21,7 @@ afterAll(async () => {
 });
 
 test("a resubscribe that reads the log past the fan-out gets every event once, in order", async () => {
-  const agent = new RawAgent(router.url);
-  await agent.register("early");
-  const exec = agent.nextTask();
-  const first = await openStream(router.url, "tasks/sendSubscribe", { id: "early-1", message: userMessage("go"), metadata: { agent: "early" } });
-  await exec;
+  const { agent, stream: first } = await hubTaskStream(router.url, "early", "early-1");
   agent.notify("task.status", { task_id: "early-1", status: { state: "working", message: text("1") } });
   await first.next();
 

@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { openStream, userMessage, type SseStream } from "./rpc.js";
 
 type Frame = Record<string, any>;
 
@@ -78,3 +79,16 @@ export class RawAgent {
 }
 
 export const text = (t: string) => ({ role: "agent", parts: [{ type: "text", text: t }] });
+
+/**
+ * A raw hub agent registered as `name`, and a v0.1 stream of task `taskId` sent to it (`ask` as the user's
+ * text), returned once the hub has handed the task to the agent.
+ */
+export async function hubTaskStream(url: string, name: string, taskId: string, ask = "go"): Promise<{ agent: RawAgent; stream: SseStream }> {
+  const agent = new RawAgent(url);
+  await agent.register(name);
+  const exec = agent.nextTask();
+  const stream = await openStream(url, "tasks/sendSubscribe", { id: taskId, message: userMessage(ask), metadata: { agent: name } });
+  await exec;
+  return { agent, stream };
+}
