@@ -1,6 +1,7 @@
 /**
- * Opening a SQLite store's file: schema, pragmas and the one-router-per-file lock. Runs on the store's worker
- * threads (router/store/sqlite-worker.ts, sqlite-checkpointer.ts), never on the router's event loop.
+ * Opening a SQLite store's file: schema, pragmas and the one-router-per-file lock, on the store's writer thread
+ * (router/store/sqlite-worker.ts); and the other connections to a file that thread has open: the checkpoint
+ * thread's (sqlite-checkpointer.ts) and the router thread's small commits' (`openForInlineCommits`).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -110,6 +111,19 @@ export function openDatabase(path: string): OpenedFile {
 export function openForCheckpoints(path: string): Database.Database {
   const db = new Database(path, { fileMustExist: true });
   db.pragma(`busy_timeout = ${BUSY_MS}`);
+  db.pragma("wal_autocheckpoint = 0");
+  return db;
+}
+
+/**
+ * A second writing connection, on the router's thread, to a store the writer thread has open (and migrated):
+ * for small commits made while the writer is idle (SqliteStore says why). It never waits for a lock
+ * (`busy_timeout = 0`): a commit that finds one taken goes to the writer thread instead, which may.
+ */
+export function openForInlineCommits(path: string): Database.Database {
+  const db = new Database(path, { fileMustExist: true });
+  db.pragma("busy_timeout = 0");
+  db.pragma("synchronous = NORMAL");
   db.pragma("wal_autocheckpoint = 0");
   return db;
 }

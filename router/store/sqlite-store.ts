@@ -5,6 +5,7 @@ import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, Memory
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
+import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
 import {
   DEFAULT_CHECKPOINTS,
@@ -28,6 +29,22 @@ import {
 const WRITER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 };
 const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 64 };
 
+/**
+ * Commits up to this many bytes of rows (JSON) run on the router's thread while the writer thread is idle.
+ * A commit of one small event costs ~0.1 ms of SQLite work, less than the trip to the writer thread and back
+ * (two thread wake-ups: p50 0.2-0.3 ms, p99 1-1.7 ms on two busy cores, docs/benchmarks.md); a large one
+ * would hold every stream for milliseconds, so it goes to the writer.
+ */
+export const DEFAULT_INLINE_MAX_BYTES = 32 * 1024;
+
+/** SqliteStore.open's options. */
+export interface SqliteStoreOptions {
+  /** The checkpoint thread's cadence (the defaults are the measured ones; tests shorten them). */
+  checkpoints?: Partial<CheckpointOptions>;
+  /** The largest commit (bytes of rows) made on the caller's thread while the writer is idle; 0: none. */
+  inlineMaxBytes?: number;
+}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
@@ -39,7 +56,10 @@ interface Pending {
  *
  * Writes go to a worker thread that owns the writing connection (router/store/sqlite-worker.ts): SQLite is
  * synchronous, and its inserts would otherwise stall every stream of the router while they run; they are
- * answered in the order they were made. WAL checkpoints, where SQLite waits for the disk, run on a second
+ * answered in the order they were made. A small commit made while the writer has nothing to do is the
+ * exception: it runs here, on a second writing connection (`inlineMaxBytes`), because the round trip to the
+ * writer costs more than the commit. It never waits for a lock (one taken sends it to the writer) and leaves
+ * the WAL's upkeep to the writer (a commit made when the WAL wants it goes there too). WAL checkpoints, where SQLite waits for the disk, run on a second
  * thread with a connection of their own (sqlite-checkpointer.ts), beside the commits rather than ahead of
  * them. Reads run here, on a read-only connection (sqlite-queries.ts): a WAL reader never waits for the
  * writer, and a read costs no trip to another thread; a read made after a commit resolved sees it. (A private
@@ -66,14 +86,19 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   /** This thread's read-only connection (file stores). */
   #reads: SqliteQueries | undefined;
   #pending = new Map<number, Pending>();
+  /** This thread's writing connection for small commits (file stores). */
+  #inline: SqliteTables | undefined;
+  #inlineMaxBytes: number;
   #nextId = 1;
   #closed: Promise<void> | undefined;
   /** Why the worker is gone, once it is: every later call fails with it. */
   #gone: Error | undefined;
 
-  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined) {
+  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined, inline: SqliteTables | undefined, inlineMaxBytes: number) {
     this.path = path;
     this.#reads = reads;
+    this.#inline = inline;
+    this.#inlineMaxBytes = inlineMaxBytes;
     this.#worker = worker;
     this.#checkpointer = checkpointer;
     checkpointer?.unref();
@@ -87,11 +112,11 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
 
   /**
    * Opens the store on its worker threads; rejects with one line naming the path when the file cannot be
-   * opened, or naming the holder's pid when another router holds it. `checkpoints` tunes the checkpoint
-   * thread's cadence (the defaults are the measured ones; tests shorten them).
+   * opened, or naming the holder's pid when another router holds it.
    */
-  static async open(path: string, options: { checkpoints?: Partial<CheckpointOptions> } = {}): Promise<SqliteStore> {
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
     const checkpoints = { ...DEFAULT_CHECKPOINTS, ...options.checkpoints };
+    const inlineMaxBytes = options.inlineMaxBytes ?? DEFAULT_INLINE_MAX_BYTES;
     // Both start at once (a worker takes a while to boot); the checkpointer opens the file once the writer has.
     // A private in-memory database has no WAL to checkpoint (and no other connection could reach it).
     const workerData: StoreThreadData = { path, checkpoints, restartWanted: restartFlag() };
@@ -101,25 +126,36 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const checkpointerReady = checkpointer && opened(checkpointer);
     checkpointerReady?.catch(() => undefined); // awaited below, unless the writer failed first
     let reads: SqliteQueries | undefined;
+    let inline: SqliteTables | undefined;
     try {
       await opened(writer);
       checkpointer?.postMessage("open");
       await checkpointerReady;
       if (isFile(path)) reads = new SqliteQueries(openForReads(path));
+      if (isFile(path) && inlineMaxBytes > 0) inline = new SqliteTables(path, checkpoints.restartFrames, workerData.restartWanted, true);
     } catch (err) {
+      reads?.close();
       await Promise.all([writer.terminate(), checkpointer?.terminate()]);
       throw err;
     }
-    return new SqliteStore(path, writer, checkpointer, reads);
+    return new SqliteStore(path, writer, checkpointer, reads, inline, inlineMaxBytes);
   }
 
   async commit(batch: CommitBatch): Promise<void> {
     // Serialize first: a batch that cannot be serialized fails before the transaction starts.
-    const tasks = batch.tasks.map(
-      (t): TaskRow => [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), JSON.stringify(t)],
-    );
-    // eventJson: the live streams that get these events count them by this same JSON, serialized once.
-    const events = batch.events.map((e): EventRow => [e.taskId, e.seq, eventJson(e)]);
+    let bytes = 0;
+    const tasks = batch.tasks.map((t): TaskRow => {
+      const json = JSON.stringify(t);
+      bytes += json.length;
+      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
+    });
+    const events = batch.events.map((e): EventRow => {
+      // eventJson: the live streams that get these events count them by this same JSON, serialized once.
+      const json = eventJson(e);
+      bytes += json.length;
+      return [e.taskId, e.seq, json];
+    });
+    if (bytes <= this.#inlineMaxBytes && this.#commitInline(tasks, events)) return;
     await this.#call("commit", tasks, events);
   }
 
@@ -183,6 +219,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     // Calls made from now on are refused; those made before go on, in order, ahead of the close.
     this.#gone ??= new Error(`the SQLite store ${this.path} is closed`);
     this.#reads?.close();
+    this.#inline?.close();
     const checkpointer = this.#checkpointer;
     if (checkpointer) {
       // Its connection closes first, so the writer's close is the last one and leaves no WAL behind.
@@ -194,6 +231,24 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     if (lost) return;
     await this.#send("close").catch(() => undefined);
     await this.#worker.terminate();
+  }
+
+  /**
+   * Commits on this thread's connection when the writer is idle (nothing of it is in flight, so the order of
+   * writes holds) and the WAL wants none of its upkeep; false: the writer's to do (a lock held elsewhere too).
+   */
+  #commitInline(tasks: TaskRow[], events: EventRow[]): boolean {
+    const inline = this.#inline;
+    if (!inline || this.#gone || this.#pending.size > 0 || inline.needsUpkeep) return false;
+    try {
+      inline.commit(tasks, events);
+      return true;
+    } catch (err) {
+      // Taken back whole (one transaction): the writer, which waits for locks, makes it again.
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return false;
+      throw err;
+    }
   }
 
   /**

@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { continuesLog } from "./common.js";
-import { closeDatabase, isFile, openDatabase, type OpenedFile } from "./sqlite-open.js";
+import { closeDatabase, isFile, openDatabase, openForInlineCommits, type OpenedFile } from "./sqlite-open.js";
 import type { EventRow, TaskRow } from "./sqlite-protocol.js";
 import { SqliteQueries } from "./sqlite-queries.js";
 
@@ -35,18 +35,23 @@ export class SqliteTables {
   #walLimitBytes: number | undefined;
   /** Raised by the checkpoint thread: the WAL is long enough to start over (sqlite-checkpointer.ts). */
   #restartWanted: Int32Array | undefined;
+  #inline: boolean;
 
   /**
    * `restartFrames`: the checkpoint thread's threshold. Should that thread fall behind (a starved core), the
    * writer makes the WAL start over itself at twice it: a short stall of its own commits, mostly already copied,
    * rather than a WAL that grows without bound. `restartWanted`: the checkpoint thread's request that the WAL
-   * start over (none for a private database, which has no checkpoint thread).
+   * start over (none for a private database, which has no checkpoint thread). `inline`: the router thread's
+   * second connection to a file the writer thread has open, for small commits (SqliteStore): it only
+   * commits, and leaves the WAL's upkeep to the writer thread (`needsUpkeep` says when a commit should go
+   * there for it).
    */
-  constructor(path: string, restartFrames: number, restartWanted?: Int32Array) {
+  constructor(path: string, restartFrames: number, restartWanted?: Int32Array, inline = false) {
     this.#path = path;
     this.#restartWanted = restartWanted;
+    this.#inline = inline;
     if (isFile(path)) this.#walLimitBytes = 2 * restartFrames * PAGE_BYTES;
-    this.#file = openDatabase(path);
+    this.#file = inline ? { db: openForInlineCommits(path), lock: undefined } : openDatabase(path);
     const db = (this.#db = this.#file.db);
     this.reads = new SqliteQueries(db);
     this.#stmt = {
@@ -81,9 +86,19 @@ export class SqliteTables {
     });
   }
 
+  /**
+   * Whether the WAL wants the writer's upkeep: the checkpoint thread asked for its restart, or it passed the
+   * writer's own bound. An inline connection's commits skip that upkeep, so such a commit goes to the writer.
+   */
+  get needsUpkeep(): boolean {
+    if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) return true;
+    return this.#walLimitBytes !== undefined && walBytes(this.#path) > this.#walLimitBytes;
+  }
+
   /** One transaction for the batch; an event already stored is skipped, a gap fails it all. */
   commit(tasks: TaskRow[], events: EventRow[]): void {
     this.#commit(tasks, events);
+    if (this.#inline) return;
     try {
       if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) this.#copyWal();
       // Asked or not: a copy that keeps finding the checkpoint thread mid-pass must not let the WAL grow unbounded.
@@ -107,7 +122,9 @@ export class SqliteTables {
   }
 
   close(): void {
-    closeDatabase(this.#file, this.#path);
+    // The pid file and the lock are the writer's.
+    if (this.#inline) this.#db.close();
+    else closeDatabase(this.#file, this.#path);
   }
 
   /**

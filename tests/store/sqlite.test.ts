@@ -54,6 +54,8 @@ const fileStore = async (): Promise<SqliteStore> => SqliteStore.open(join(dir, `
 runStoreContract("sqlite file", fileStore, undefined, {
   reopen: async (closed) => SqliteStore.open((closed as SqliteStore).path),
 });
+// Small commits run on the router's thread while the writer is idle: the contract again with every commit on the writer's.
+runStoreContract("sqlite file, every commit on the writer thread", async () => SqliteStore.open(join(dir, `writer-only-${++n}`, "router.db"), { inlineMaxBytes: 0 }));
 runStoreContract("sqlite :memory:", async () => SqliteStore.open(":memory:"));
 
 describe("SqliteStore", () => {
@@ -212,6 +214,38 @@ describe("SqliteStore", () => {
     } finally {
       reader.close();
       tables.close();
+    }
+  });
+
+  test("a small commit that finds the write lock taken is made by the writer thread, which waits for it", async () => {
+    const path = join(dir, "locked", "router.db");
+    const store = await SqliteStore.open(path);
+    const other = new Database(path);
+    try {
+      await writeEvents(store, "t", 1, 10);
+      other.exec("BEGIN IMMEDIATE"); // another program writing: the lock is its until it commits
+      const committed = store.commit({ tasks: [makeTask("t", { lastSeq: 2 })], events: [makeEvent("t", 2)] });
+      other.exec("COMMIT");
+      await committed;
+      expect(seqs(await store.readEvents("t", 0, 10))).toEqual([1, 2]);
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+
+  test("a small commit made while a large one is on the writer thread is stored after it, not ahead", async () => {
+    const path = join(dir, "ordered", "router.db");
+    const store = await SqliteStore.open(path, { inlineMaxBytes: 4096 });
+    try {
+      const large = Array.from({ length: 20 }, (_, i) => Object.assign(makeEvent("t", i + 1), { metadata: { text: "x".repeat(1000) } }));
+      const first = store.commit({ tasks: [makeTask("t", { lastSeq: 20 })], events: large });
+      // Ahead of the first, event 21 would leave a gap in the log, and the store would refuse it.
+      const second = store.commit({ tasks: [makeTask("t", { lastSeq: 21 })], events: [makeEvent("t", 21)] });
+      await Promise.all([first, second]);
+      expect(seqs(await store.readEvents("t", 0, 100))).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    } finally {
+      await store.close();
     }
   });
 
