@@ -59,10 +59,12 @@ interface Pending {
  * answered in the order they were made. A small commit made while the writer has nothing to do is the
  * exception: it runs here, on a second writing connection (`inlineMaxBytes`), because the round trip to the
  * writer costs more than the commit. It never waits for a lock (one taken sends it to the writer) and leaves
- * the WAL's upkeep to the writer (a commit made when the WAL wants it goes there too). WAL checkpoints, where SQLite waits for the disk, run on a second
- * thread with a connection of their own (sqlite-checkpointer.ts), beside the commits rather than ahead of
- * them. Reads run here, on a read-only connection (sqlite-queries.ts): a WAL reader never waits for the
- * writer, and a read costs no trip to another thread; a read made after a commit resolved sees it. (A private
+ * the WAL's upkeep to the writer (a commit made when the WAL wants it goes there too). WAL checkpoints, where
+ * SQLite waits for the disk, run on a second thread with a connection of their own (sqlite-checkpointer.ts),
+ * beside the commits rather than ahead of them. Reads run here (sqlite-queries.ts): a WAL reader never waits
+ * for the writer, and a read costs no trip to another thread; a read made after a commit resolved sees it.
+ * They share the small commits' connection, whose page cache its own commits keep warm (SQLite drops a
+ * connection's cache whenever another one has committed); with `inlineMaxBytes: 0`, a read-only one. (A private
  * `:memory:` database lives on the writer's connection alone, which serves its reads too.) Serializing, and
  * parsing what comes back, stays on the caller's thread: an event's JSON is the same string its live streams
  * count (router/core/event-bytes.ts).
@@ -83,7 +85,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   readonly path: string;
   #worker: Worker;
   #checkpointer: Worker | undefined;
-  /** This thread's read-only connection (file stores). */
+  /** This thread's reads (file stores): on the inline connection, or a read-only one without it. */
   #reads: SqliteQueries | undefined;
   #pending = new Map<number, Pending>();
   /** This thread's writing connection for small commits (file stores). */
@@ -131,8 +133,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       await opened(writer);
       checkpointer?.postMessage("open");
       await checkpointerReady;
-      if (isFile(path)) reads = new SqliteQueries(openForReads(path));
       if (isFile(path) && inlineMaxBytes > 0) inline = new SqliteTables(path, checkpoints.restartFrames, workerData.restartWanted, true);
+      if (isFile(path)) reads = inline?.reads ?? new SqliteQueries(openForReads(path));
     } catch (err) {
       reads?.close();
       await Promise.all([writer.terminate(), checkpointer?.terminate()]);
@@ -252,8 +254,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   /**
-   * A read: on this thread's read-only connection when there is one (no trip to the writer; a read after a
-   * commit resolved sees it, the commit being in the file's WAL by then), else on the writer's.
+   * A read: on this thread's connection when there is one (no trip to the writer; a read after a commit
+   * resolved sees it, the commit being in the file's WAL by then), else on the writer's.
    */
   #read(op: StoreOp, query: (q: SqliteQueries) => unknown, ...args: unknown[]): unknown {
     if (this.#gone) throw this.#gone;

@@ -123,7 +123,9 @@ export class SqliteTables {
 
   close(): void {
     // The pid file and the lock are the writer's.
-    if (this.#inline) this.#db.close();
+    if (this.#inline) {
+      if (this.#db.open) this.#db.close();
+    }
     else closeDatabase(this.#file, this.#path);
   }
 
