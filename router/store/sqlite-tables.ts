@@ -122,11 +122,9 @@ export class SqliteTables {
   }
 
   close(): void {
+    if (!this.#inline) return closeDatabase(this.#file, this.#path);
     // The pid file and the lock are the writer's.
-    if (this.#inline) {
-      if (this.#db.open) this.#db.close();
-    }
-    else closeDatabase(this.#file, this.#path);
+    if (this.#db.open) this.#db.close();
   }
 
   /**
