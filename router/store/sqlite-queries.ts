@@ -1,7 +1,7 @@
 /**
  * The SQLite store's reads: prepared statements over any connection to the file. The router's own thread
- * runs them on a read-only connection of its own (a WAL reader never waits for the writer), so a read costs
- * no trip to the writer thread; a private in-memory database is read on the writer's connection instead.
+ * runs them on a connection of its own (a WAL reader never waits for the writer), so a read costs no trip to
+ * the writer thread; a private in-memory database is read on the writer's connection instead.
  * Rows come back as JSON text: parsing stays with the caller.
  */
 import Database from "better-sqlite3";

@@ -247,19 +247,26 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       return true;
     } catch (err) {
       // Taken back whole (one transaction): the writer, which waits for locks, makes it again.
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return false;
+      if (isBusy(err)) return false;
       throw err;
     }
   }
 
   /**
    * A read: on this thread's connection when there is one (no trip to the writer; a read after a commit
-   * resolved sees it, the commit being in the file's WAL by then), else on the writer's.
+   * resolved sees it, the commit being in the file's WAL by then), else on the writer's. A WAL reader hardly
+   * ever meets a lock (another program holding the file exclusively, a recovery); when it does, the read goes
+   * to the writer thread, which waits for it, rather than holding the event loop or failing.
    */
   #read(op: StoreOp, query: (q: SqliteQueries) => unknown, ...args: unknown[]): unknown {
     if (this.#gone) throw this.#gone;
-    return this.#reads ? query(this.#reads) : this.#call(op, ...args);
+    if (!this.#reads) return this.#call(op, ...args);
+    try {
+      return query(this.#reads);
+    } catch (err) {
+      if (isBusy(err)) return this.#call(op, ...args);
+      throw err;
+    }
   }
 
   #call(op: StoreOp, ...args: unknown[]): Promise<unknown> {
@@ -291,6 +298,12 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     for (const call of this.#pending.values()) call.reject(this.#gone);
     this.#pending.clear();
   }
+}
+
+/** SQLite's "a lock is taken" (SQLITE_BUSY and its extended codes). */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 /** Resolves once a worker says it opened the file; rejects with why it could not. */
