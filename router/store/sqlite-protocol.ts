@@ -37,7 +37,10 @@ export function restartFlag(): Int32Array {
 
 /** The writer's operations (SqliteTables' methods). */
 export const WRITE_OPS = ["commit", "setPushConfig", "deletePushConfig", "addMemory", "close"] as const;
-/** Reads (SqliteQueries' methods): the writer serves a private in-memory database's, and those that met a lock on the router's thread. */
+/**
+ * Reads (SqliteQueries' methods): the writer serves a private in-memory database's, and those that met a lock
+ * on the router's thread.
+ */
 export const READ_OPS = ["getTask", "readEvents", "listTasks", "countTasks", "listUnfinishedTasks", "getPushConfigs", "listMemories"] as const;
 export type StoreOp = (typeof WRITE_OPS)[number] | (typeof READ_OPS)[number];
 

@@ -24,13 +24,13 @@ const FILTER_SQL: Record<Filter, string> = {
   before: "(updated_at, id) < (@beforeMs, @beforeId)",
 };
 
-/** How long a read waits on a lock: WAL readers practically never do, and this one runs on the event loop. */
-const READ_BUSY_MS = 50;
-
-/** Opens a read-only connection to a file store another thread of this process has open and migrated. */
+/**
+ * Opens a read-only connection to a file store another thread of this process has open and migrated. It never
+ * waits for a lock (it runs on the event loop): a read that meets one goes to the writer thread (SqliteStore).
+ */
 export function openForReads(path: string): Database.Database {
   const db = new Database(path, { readonly: true, fileMustExist: true });
-  db.pragma(`busy_timeout = ${READ_BUSY_MS}`);
+  db.pragma("busy_timeout = 0");
   return db;
 }
 

@@ -64,7 +64,8 @@ interface Pending {
  * beside the commits rather than ahead of them. Reads run here (sqlite-queries.ts): a WAL reader never waits
  * for the writer, and a read costs no trip to another thread; a read made after a commit resolved sees it.
  * They share the small commits' connection, whose page cache its own commits keep warm (SQLite drops a
- * connection's cache whenever another one has committed); with `inlineMaxBytes: 0`, a read-only one. (A private
+ * connection's cache whenever another one has committed); with `inlineMaxBytes: 0`, a read-only one. Neither
+ * waits for a lock: a read that meets one goes to the writer thread. (A private
  * `:memory:` database lives on the writer's connection alone, which serves its reads too.) Serializing, and
  * parsing what comes back, stays on the caller's thread: an event's JSON is the same string its live streams
  * count (router/core/event-bytes.ts).
