@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
 import { counterAgent, gatedAgent } from "../helpers/agents.js";
@@ -22,6 +23,42 @@ afterAll(() => router.close());
 /** Resolves once `done()` holds, checking after each turn of the event loop. */
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * POSTs `body` over a raw socket and reads the whole chunked response: the number of HTTP chunks and the
+ * decoded body (the SSE client helpers hide the chunking).
+ */
+async function rawChunkedPost(url: string, body: object, headers: Record<string, string>): Promise<{ chunks: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  const payload = JSON.stringify(body);
+  const socket = connect(Number(port), hostname);
+  const head = [`POST /rpc HTTP/1.1`, `Host: ${hostname}:${port}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(payload)}`, "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  // Not end(): a client that half-closes its socket has gone away, as far as the stream is concerned.
+  socket.write(head.join("\r\n") + "\r\n\r\n" + payload);
+  // Read up to the last chunk: the stream's response keeps the connection alive after it.
+  let raw = Buffer.alloc(0);
+  for await (const chunk of socket) {
+    raw = Buffer.concat([raw, chunk as Buffer]);
+    if (raw.subarray(-7).toString() === "\r\n0\r\n\r\n") break;
+  }
+  socket.destroy();
+  let at = raw.indexOf("\r\n\r\n") + 4;
+  expect(raw.subarray(0, at).toString()).toMatch(/transfer-encoding: chunked/i);
+  const out: Buffer[] = [];
+  let chunks = 0;
+  for (;;) {
+    const eol = raw.indexOf("\r\n", at);
+    const size = parseInt(raw.subarray(at, eol).toString(), 16);
+    if (!(size > 0)) {
+      expect(raw.subarray(at, eol).toString()).toBe("0");
+      break;
+    }
+    out.push(raw.subarray(eol + 2, eol + 2 + size));
+    chunks++;
+    at = eol + 2 + size + 2;
+  }
+  return { chunks, body: Buffer.concat(out).toString() };
 }
 
 const seqs = (events: SseEvent[]) => events.map((e) => Number(e.id));
@@ -76,6 +113,17 @@ describe("the uniform SSE stream", () => {
     expect(seqs(a)).toEqual([1, 2, 3]);
     expect(b.map((e) => e.data.result)).toEqual(a.map((e) => e.data.result));
     expect(seqs(c)).toEqual([1, 2, 3]);
+  });
+
+  test("a backlog leaves in few HTTP chunks: a batch's frames are written together, complete and in order", async () => {
+    const s = await openStream(router.url, "tasks/sendSubscribe", { id: "chunks-1", message: userMessage("go"), metadata: { agent: "count1000" } });
+    await s.all();
+    const { chunks, body } = await rawChunkedPost(router.url, { jsonrpc: "2.0", id: 1, method: "tasks/resubscribe", params: { id: "chunks-1" } }, { "last-event-id": "0" });
+    const ids = [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(range(1, 1001));
+    // Written one frame per write, the 1,001 events were 1,001 chunks; the log is read in pages of 100.
+    expect(chunks).toBeGreaterThanOrEqual(10);
+    expect(chunks).toBeLessThan(100);
   });
 
   test("resubscribe without Last-Event-ID: current status, artifacts so far, then live events", async () => {
