@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { AgentRegistry } from "../router/agents/registry.js";
-import { failure } from "../router/rpc/envelope.js";
+import { failure, type RpcId } from "../router/rpc/envelope.js";
 import { RpcError } from "../router/rpc/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
 import { HubConnection } from "./connection.js";
@@ -12,7 +12,7 @@ import { HubAgentConnector } from "./hub-agent-connector.js";
 import { normalizeOrigin, originAllowed } from "./origin.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
 import { Registrations, type HubCluster } from "./registration.js";
-import { routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
+import { ackOf, notStored, routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
 
 export interface HubOptions {
   registry: AgentRegistry;
@@ -160,6 +160,7 @@ export class AgentHub {
       if (hasId) conn.send(failure(id, RpcError.invalidRequest("method must be a string", "method").toJSON()));
       return;
     }
+    if (TASK_UPDATE_METHODS.has(frame.method)) return this.#onTaskUpdate(conn, frame.method, frame.params ?? {}, frameBytes(data), hasId, id);
     let result: unknown;
     try {
       result = this.#handle(conn, frame.method, frame.params ?? {});
@@ -167,21 +168,42 @@ export class AgentHub {
       result = Promise.reject(err);
     }
     if (result instanceof Promise) {
-      // One reaction per frame: it ends the hold of a task update, and logs a refusal (at debug level: a
-      // misbehaving agent must not be able to flood the log).
-      const held = TASK_UPDATE_METHODS.has(frame.method) ? conn.hold(frameBytes(data)) : undefined;
       const method = frame.method;
-      result.then(held, (err: unknown) => {
-        held?.();
-        this.#opts.logger.debug({ agent: conn.agent?.info.id, method, error: (err as Error).message }, "hub frame refused");
-      });
+      result.catch((err: unknown) => this.#refused(conn, method, err));
     }
     if (hasId) conn.answer(id, frame.method, result);
   }
 
+  /**
+   * A task update: held against the connection's flow control until it is stored (or refused), and answered
+   * when sent as a request. The busiest path of the hub, so one reaction per update and no more.
+   */
+  #onTaskUpdate(conn: HubConnection, method: string, params: unknown, bytes: number, hasId: boolean, id: RpcId | null): void {
+    let durable: Promise<boolean>;
+    try {
+      checkParams(this.#opts.schemas, method, params);
+      durable = routeTaskUpdate(conn.agent, method, params as StatusParams | ArtifactParams);
+    } catch (err) {
+      this.#refused(conn, method, err);
+      if (hasId) conn.answer(id, method, Promise.reject(err));
+      return;
+    }
+    const held = conn.hold(bytes);
+    const taskId = (params as StatusParams).task_id;
+    void durable.then((ok) => {
+      held();
+      if (!ok) this.#refused(conn, method, notStored(taskId));
+    });
+    if (hasId) conn.answer(id, method, ackOf(durable, taskId));
+  }
+
+  /** Logs a refused frame at debug level: a misbehaving agent must not be able to flood the log. */
+  #refused(conn: HubConnection, method: string, err: unknown): void {
+    this.#opts.logger.debug({ agent: conn.agent?.info.id, method, error: (err as Error).message }, "hub frame refused");
+  }
+
   #handle(conn: HubConnection, method: string, params: unknown): unknown {
     checkParams(this.#opts.schemas, method, params);
-    if (TASK_UPDATE_METHODS.has(method)) return routeTaskUpdate(conn.agent, method, params as StatusParams | ArtifactParams);
     switch (method) {
       case HUB_METHODS.REGISTER:
         return this.#register(conn, params as RegisterParams);

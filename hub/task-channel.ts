@@ -7,6 +7,10 @@ interface Routed {
   settle: (durable: boolean) => void;
 }
 
+function settleAll(items: Routed[], durable: boolean): void {
+  for (const item of items) item.settle(durable);
+}
+
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
@@ -115,8 +119,23 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
     const item = this.#current;
     if (!item) return;
     this.#current = undefined;
-    this.flushed().then(item.settle, () => item.settle(false));
+    // One wait on the store for the updates taken in this turn of the event loop, not one per update: they go
+    // to the store in the same commit, and a wait asked after the last of them covers them all.
+    this.#taken.push(item);
+    if (this.#taken.length === 1) setImmediate(this.#settleTaken);
   }
+
+  /** Taken this turn of the event loop, waiting for their wait on the store. */
+  #taken: Routed[] = [];
+
+  readonly #settleTaken = (): void => {
+    const taken = this.#taken;
+    this.#taken = [];
+    this.flushed().then(
+      (durable) => settleAll(taken, durable),
+      () => settleAll(taken, false),
+    );
+  };
 
   #finish(): void {
     if (this.#finished) return;

@@ -12,24 +12,41 @@ const ACK = { ok: true } as const;
 export const TASK_UPDATE_METHODS: ReadonlySet<string> = new Set([HUB_METHODS.TASK_STATUS, HUB_METHODS.TASK_ARTIFACT, HUB_METHODS.TASK_COMPLETE]);
 
 /**
- * Routes one task update (params already checked against the method's schema) to the task's turn.
- * Returns the ack: `{ok: true}` once the update is durable in the store, or a refusal.
+ * Routes one task update (params already checked against the method's schema) to the task's turn. Returns
+ * whether it is durable: true once the store has it, false when the turn ended before it was stored (see
+ * `ackOf` for the agent's answer). Throws the refusal of an update that cannot be routed at all.
  */
-export function routeTaskUpdate(agent: HubAgentConnector | undefined, method: string, params: StatusParams | ArtifactParams): Promise<unknown> {
+export function routeTaskUpdate(agent: HubAgentConnector | undefined, method: string, params: StatusParams | ArtifactParams): Promise<boolean> {
   const channel = owned(agent, params.task_id);
   if (params.seq !== undefined) {
     // Re-sent after a reconnect, and taken the first time: ack it again once that first copy is durable.
-    if (params.seq <= channel.lastSeq) return acked(channel.latest, params.task_id);
+    if (params.seq <= channel.lastSeq) return channel.latest;
     channel.lastSeq = params.seq;
   }
   switch (method) {
     case HUB_METHODS.TASK_STATUS:
-      return acked(status(agent!, channel, params as StatusParams), params.task_id);
+      return status(agent!, channel, params as StatusParams);
     case HUB_METHODS.TASK_ARTIFACT:
-      return acked(channel.push(artifactUpdate(params as ArtifactParams)), params.task_id);
+      return channel.push(artifactUpdate(params as ArtifactParams));
     default:
-      return acked(complete(agent!, channel, params as StatusParams), params.task_id);
+      return complete(agent!, channel, params as StatusParams);
   }
+}
+
+/**
+ * The answer to a task update sent as a request (with an id): `{ok: true}` once it is durable, or the refusal.
+ * Made only for those: an update sent as a notification costs no promise of its own.
+ */
+export function ackOf(durable: Promise<boolean>, taskId: string): Promise<unknown> {
+  return durable.then((ok) => {
+    if (ok) return ACK;
+    throw notStored(taskId);
+  });
+}
+
+/** Why an update was not stored: its turn ended first. */
+export function notStored(taskId: string): RpcError {
+  return RpcError.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
 }
 
 function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
@@ -60,9 +77,4 @@ function owned(agent: HubAgentConnector | undefined, taskId: string): TaskChanne
 
 function notAssigned(agent: HubAgentConnector, taskId: string): RpcError {
   return RpcError.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
-}
-
-async function acked(durable: Promise<boolean>, taskId: string): Promise<unknown> {
-  if (await durable) return ACK;
-  throw RpcError.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
 }
