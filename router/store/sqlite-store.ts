@@ -30,12 +30,17 @@ const WRITER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 }
 const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 64 };
 
 /**
- * Commits up to this many bytes of rows (JSON) run on the router's thread while the writer thread is idle.
- * A commit of one small event costs ~0.1 ms of SQLite work, less than the trip to the writer thread and back
- * (two thread wake-ups: p50 0.2-0.3 ms, p99 1-1.7 ms on two busy cores, docs/benchmarks.md); a large one
- * would hold every stream for milliseconds, so it goes to the writer.
+ * Commits of up to this many rows (tasks and events) and bytes of rows (JSON) run on the router's thread
+ * while the writer thread is idle. A small commit costs less SQLite work (~0.1 ms) than the trip to the writer
+ * thread and back (two thread wake-ups: p50 0.2-0.3 ms, p99 1-1.7 ms on two busy cores), and every commit
+ * that goes to the other connection makes both connections read again the pages it changed (SQLite drops a
+ * connection's page cache when another one commits): at 50 clients the hop's commits alternated, and each
+ * re-read its B-tree pages with a syscall apiece (docs/benchmarks.md, sixth pass). The bounds keep a commit
+ * on the event loop at about a millisecond: SQLite's cost goes by rows when they are small and scattered over
+ * many tasks (128 such rows ~1-1.5 ms), by bytes when they are large (four 64 KB events ~1 ms).
  */
-export const DEFAULT_INLINE_MAX_BYTES = 32 * 1024;
+export const DEFAULT_INLINE_MAX_ROWS = 128;
+export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024;
 
 /** SqliteStore.open's options. */
 export interface SqliteStoreOptions {
@@ -43,6 +48,8 @@ export interface SqliteStoreOptions {
   checkpoints?: Partial<CheckpointOptions>;
   /** The largest commit (bytes of rows) made on the caller's thread while the writer is idle; 0: none. */
   inlineMaxBytes?: number;
+  /** The most rows (tasks and events) of a commit made on the caller's thread (see DEFAULT_INLINE_MAX_ROWS). */
+  inlineMaxRows?: number;
 }
 
 interface Pending {
@@ -57,9 +64,10 @@ interface Pending {
  * Writes go to a worker thread that owns the writing connection (router/store/sqlite-worker.ts): SQLite is
  * synchronous, and its inserts would otherwise stall every stream of the router while they run; they are
  * answered in the order they were made. A small commit made while the writer has nothing to do is the
- * exception: it runs here, on a second writing connection (`inlineMaxBytes`), because the round trip to the
- * writer costs more than the commit. It never waits for a lock (one taken sends it to the writer) and leaves
- * the WAL's upkeep to the writer (a commit made when the WAL wants it goes there too). WAL checkpoints, where
+ * exception: it runs here, on a second writing connection (`inlineMaxBytes`, `inlineMaxRows`), because the
+ * round trip to the writer costs more than the commit, and keeps this connection's page cache warm. It never
+ * waits for a lock (one taken sends it to the writer) and leaves the WAL's upkeep to the writer (a commit made
+ * when the WAL wants it goes there too). WAL checkpoints, where
  * SQLite waits for the disk, run on a second thread with a connection of their own (sqlite-checkpointer.ts),
  * beside the commits rather than ahead of them. Reads run here (sqlite-queries.ts): a WAL reader never waits
  * for the writer, and a read costs no trip to another thread; a read made after a commit resolved sees it.
@@ -92,16 +100,19 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   /** This thread's writing connection for small commits (file stores). */
   #inline: SqliteTables | undefined;
   #inlineMaxBytes: number;
+  #inlineMaxRows: number;
   #nextId = 1;
+  #commitCounts = { inline: 0, writer: 0 };
   #closed: Promise<void> | undefined;
   /** Why the worker is gone, once it is: every later call fails with it. */
   #gone: Error | undefined;
 
-  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined, inline: SqliteTables | undefined, inlineMaxBytes: number) {
+  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined, inline: SqliteTables | undefined, inlineMax: { bytes: number; rows: number }) {
     this.path = path;
     this.#reads = reads;
     this.#inline = inline;
-    this.#inlineMaxBytes = inlineMaxBytes;
+    this.#inlineMaxBytes = inlineMax.bytes;
+    this.#inlineMaxRows = inlineMax.rows;
     this.#worker = worker;
     this.#checkpointer = checkpointer;
     checkpointer?.unref();
@@ -141,7 +152,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       await Promise.all([writer.terminate(), checkpointer?.terminate()]);
       throw err;
     }
-    return new SqliteStore(path, writer, checkpointer, reads, inline, inlineMaxBytes);
+    return new SqliteStore(path, writer, checkpointer, reads, inline, { bytes: inlineMaxBytes, rows: options.inlineMaxRows ?? DEFAULT_INLINE_MAX_ROWS });
   }
 
   async commit(batch: CommitBatch): Promise<void> {
@@ -158,8 +169,17 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       bytes += json.length;
       return [e.taskId, e.seq, json];
     });
-    if (bytes <= this.#inlineMaxBytes && this.#commitInline(tasks, events)) return;
+    if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
+      this.#commitCounts.inline++;
+      return;
+    }
+    this.#commitCounts.writer++;
     await this.#call("commit", tasks, events);
+  }
+
+  /** How many commits ran on the caller's thread and how many went to the writer thread (a copy). */
+  get commitCounts(): { inline: number; writer: number } {
+    return { ...this.#commitCounts };
   }
 
   async getTask(id: string): Promise<Task | undefined> {

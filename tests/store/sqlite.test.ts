@@ -249,6 +249,20 @@ describe("SqliteStore", () => {
     }
   });
 
+  test("a commit within both inline bounds runs on the caller's thread; one past the row bound goes to the writer", async () => {
+    const store = await SqliteStore.open(join(dir, "bounds", "router.db"), { inlineMaxRows: 5 });
+    try {
+      await store.commit({ tasks: [makeTask("t", { lastSeq: 4 })], events: [1, 2, 3, 4].map((seq) => makeEvent("t", seq)) });
+      expect(store.commitCounts).toEqual({ inline: 1, writer: 0 });
+      const many = Array.from({ length: 20 }, (_, i) => makeEvent("t", i + 5));
+      await store.commit({ tasks: [makeTask("t", { lastSeq: 24 })], events: many });
+      expect(store.commitCounts).toEqual({ inline: 1, writer: 1 });
+      expect(seqs(await store.readEvents("t", 0, 100))).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    } finally {
+      await store.close();
+    }
+  });
+
   test("close is idempotent", async () => {
     const store = await SqliteStore.open(":memory:");
     await store.close();
