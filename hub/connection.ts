@@ -129,6 +129,8 @@ export class HubConnection {
    */
   answer(id: RpcId, method: string, result: unknown): void {
     const settled = Promise.resolve(result);
+    // Answered in order, so a refusal may wait behind earlier answers: it is handled (below), not unhandled.
+    settled.catch(() => undefined);
     this.#answers = this.#answers.then(
       () =>
         settled.then(

@@ -6,6 +6,7 @@ import { SchemaRegistry } from "../../router/schema/validator.js";
 import { RPC_ERROR_CODES as C } from "../../router/rpc/errors.js";
 import { openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
+import { spawnRouter } from "../helpers/spawn-router.js";
 import { RawAgent, text } from "../helpers/ws-agent.js";
 
 /** CONTRACT 12 from the hub's side: registration deadline, resume grace, prototype keys, origins. */
@@ -264,5 +265,36 @@ describe("hub config keys", () => {
     expect(() => resolveConfig(schemas, { file: { hub: { allowedOrigins: ["https://a.example/path"] } } })).toThrow(
       'Invalid config: hub.allowedOrigins entry "https://a.example/path" must be an origin like https://app.example.com',
     );
+  });
+});
+
+describe("answers in order (a real router process)", () => {
+  test("a refusal that waits behind an ack not yet durable is sent in its turn, and the router lives on", async () => {
+    const router = await spawnRouter(["--store", "memory"]);
+    const agent = new RawAgent(router.url);
+    try {
+      await agent.register("in-order");
+      const executing = agent.nextTask();
+      const sent = rpc(router.url, "tasks/send", { id: "in-order-1", message: userMessage("go"), metadata: { agent: "in-order" } });
+      const taskId = (await executing).params.id as string;
+      // Sent together: the first is acked once stored (a later turn of the event loop), the second is refused
+      // at once, and its answer waits behind the first's. A refusal left unhandled meanwhile ended the process.
+      const socket = (agent.ws as unknown as { _socket: import("node:net").Socket })._socket;
+      socket.cork(); // one write, so the router reads both frames in one turn of its event loop
+      const stored = agent.request("task.status", { task_id: taskId, status: { state: "working", message: text("half") } });
+      const refused = agent.request("task.status", { task_id: "nobody", status: { state: "working" } });
+      socket.uncork();
+      const died = router.exited.then((code) => Promise.reject(new Error(`the router exited (${code}):\n${router.output()}`)));
+      expect((await Promise.race([stored, died])).result).toEqual({ ok: true });
+      expect((await Promise.race([refused, died])).error).toMatchObject({ code: C.INVALID_PARAMS });
+      const order = (id: unknown) => agent.frames.findIndex((f) => f.id === id);
+      expect(order((await stored).id)).toBeLessThan(order((await refused).id));
+      agent.notify("task.complete", { task_id: taskId, status: { state: "completed", message: text("done") } });
+      expect((await sent).result.status.state).toBe("completed");
+      expect(router.child.exitCode).toBeNull();
+    } finally {
+      await agent.close();
+      await router.kill();
+    }
   });
 });
