@@ -120,7 +120,8 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
     if (!item) return;
     this.#current = undefined;
     // One wait on the store for the updates taken in this turn of the event loop, not one per update: they go
-    // to the store in the same commit, and a wait asked after the last of them covers them all.
+    // to the store in the same commit, and a wait asked after the last of them covers them all (should the
+    // store give up on that commit, all of them are reported unstored, as they are).
     this.#taken.push(item);
     if (this.#taken.length === 1) setImmediate(this.#settleTaken);
   }

@@ -287,8 +287,7 @@ export class TaskEngine {
     const live = this.#started.get(turn) ?? this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) {
       await live.done;
-      // Durable, and never written again (a next turn reads the store), so neither read back nor copied (a
-      // copy was 5% of a tasks/send at 50 clients): callers treat it as read-only. A turn failed unstored is read.
+      // Durable and never written again (a next turn reads the store): not copied; read-only. Failed unstored: read.
       if (!this.#opts.cluster && !this.#failures.get(taskId)) return live.task;
     }
     if (!this.#opts.cluster) return this.getTask(taskId);

@@ -62,21 +62,19 @@ interface Pending {
  * `SqliteStore.open(path)` creates the file's parent directory; `":memory:"` gives a private in-memory database.
  *
  * Writes go to a worker thread that owns the writing connection (router/store/sqlite-worker.ts): SQLite is
- * synchronous, and its inserts would otherwise stall every stream of the router while they run; they are
- * answered in the order they were made. A small commit made while the writer has nothing to do is the
- * exception: it runs here, on a second writing connection (`inlineMaxBytes`, `inlineMaxRows`), because the
- * round trip to the writer costs more than the commit, and keeps this connection's page cache warm. It never
- * waits for a lock (one taken sends it to the writer) and leaves the WAL's upkeep to the writer (a commit made
- * when the WAL wants it goes there too). WAL checkpoints, where
- * SQLite waits for the disk, run on a second thread with a connection of their own (sqlite-checkpointer.ts),
- * beside the commits rather than ahead of them. Reads run here (sqlite-queries.ts): a WAL reader never waits
- * for the writer, and a read costs no trip to another thread; a read made after a commit resolved sees it.
- * They share the small commits' connection, whose page cache its own commits keep warm (SQLite drops a
- * connection's cache whenever another one has committed); with `inlineMaxBytes: 0`, a read-only one. Neither
- * waits for a lock: a read that meets one goes to the writer thread. (A private
- * `:memory:` database lives on the writer's connection alone, which serves its reads too.) Serializing, and
- * parsing what comes back, stays on the caller's thread: an event's JSON is the same string its live streams
- * count (router/core/event-bytes.ts).
+ * synchronous, and its inserts would otherwise stall every stream of the router while they run; they are answered
+ * in the order they were made. A small commit made while the writer has nothing to do is the exception: it runs
+ * here, on a second writing connection (`inlineMaxBytes`, `inlineMaxRows`), because the round trip to the writer
+ * costs more than the commit, and keeps this connection's page cache warm. It never waits for a lock (one taken
+ * sends it to the writer) and leaves the WAL's upkeep to the writer (a commit made when the WAL wants it goes there
+ * too). WAL checkpoints, where SQLite waits for the disk, run on a second thread with a connection of their own
+ * (sqlite-checkpointer.ts), beside the commits rather than ahead of them. Reads run here (sqlite-queries.ts): a WAL
+ * reader never waits for the writer, and a read costs no trip to another thread; a read made after a commit
+ * resolved sees it. They share the small commits' connection, whose page cache its own commits keep warm (SQLite
+ * drops a connection's cache whenever another one has committed); with `inlineMaxBytes: 0`, a read-only one.
+ * Neither waits for a lock: a read that meets one goes to the writer thread. (A private `:memory:` database lives
+ * on the writer's connection alone, which serves its reads too.) Serializing, and parsing what comes back, stays on
+ * the caller's thread: an event's JSON is the same string its live streams count (router/core/event-bytes.ts).
  *
  * One router per file: a file store holds an exclusive SQLite lock on `PATH.lock` from open to close, so a
  * second store on the file, in this process or another, fails to open with "store sqlite:PATH is in use by
