@@ -293,14 +293,14 @@ export class BenchAgent {
    * bridge: docs/benchmarks.md, sixth pass).
    */
   async writable(bytes = 1 << 20): Promise<void> {
-    while (this.ws.bufferedAmount > bytes && !this.#socket().destroyed) await (this.#drained ??= this.#drain());
+    while (this.ws.bufferedAmount > bytes && !this.socket.destroyed) await (this.#drained ??= this.#drain());
   }
 
   /** One wait for the socket's next 'drain' (or close), shared by every pump of this agent. */
   #drained: Promise<void> | undefined;
 
   #drain(): Promise<void> {
-    const socket = this.#socket();
+    const socket = this.socket;
     return new Promise<void>((resolve) => {
       const done = (): void => {
         socket.off("drain", done).off("close", done);
@@ -311,7 +311,8 @@ export class BenchAgent {
     });
   }
 
-  #socket(): import("node:net").Socket {
+  /** The connection's TCP socket (ws keeps it private): the pumps cork it, `writable` waits on it. */
+  get socket(): import("node:net").Socket {
     return (this.ws as unknown as { _socket: import("node:net").Socket })._socket;
   }
 

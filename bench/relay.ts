@@ -10,7 +10,7 @@ const TOTAL = Number(process.env.BENCH_RELAY_EVENTS ?? (QUICK ? 10_000 : 40_000)
 export async function pump(agent: BenchAgent, taskId: string, n: number, text: (i: number) => string = String): Promise<void> {
   // Corked, so a burst leaves in one write instead of one syscall per frame: the load generator must not
   // be what limits the bridge.
-  const socket = (agent.ws as unknown as { _socket: import("node:net").Socket })._socket;
+  const socket = agent.socket;
   for (let i = 1; i <= n; i++) {
     if (i % 256 === 1) socket.cork();
     agent.status(taskId, text(i));

@@ -279,11 +279,10 @@ describe("answers in order (a real router process)", () => {
       const taskId = (await executing).params.id as string;
       // Sent together: the first is acked once stored (a later turn of the event loop), the second is refused
       // at once, and its answer waits behind the first's. A refusal left unhandled meanwhile ended the process.
-      const socket = (agent.ws as unknown as { _socket: import("node:net").Socket })._socket;
-      socket.cork(); // one write, so the router reads both frames in one turn of its event loop
-      const stored = agent.request("task.status", { task_id: taskId, status: { state: "working", message: text("half") } });
-      const refused = agent.request("task.status", { task_id: "nobody", status: { state: "working" } });
-      socket.uncork();
+      const [stored, refused] = agent.inOneWrite(() => [
+        agent.request("task.status", { task_id: taskId, status: { state: "working", message: text("half") } }),
+        agent.request("task.status", { task_id: "nobody", status: { state: "working" } }),
+      ]);
       const died = router.exited.then((code) => Promise.reject(new Error(`the router exited (${code}):\n${router.output()}`)));
       expect((await Promise.race([stored, died])).result).toEqual({ ok: true });
       expect((await Promise.race([refused, died])).error).toMatchObject({ code: C.INVALID_PARAMS });

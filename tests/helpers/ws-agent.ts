@@ -72,6 +72,17 @@ export class RawAgent {
     return this.nextFrame((f) => f.method === "task.execute");
   }
 
+  /** Sends what `send` sends in one TCP write (the router then reads it all in one turn of its event loop). */
+  inOneWrite<T>(send: () => T): T {
+    const socket = (this.ws as unknown as { _socket: import("node:net").Socket })._socket;
+    socket.cork();
+    try {
+      return send();
+    } finally {
+      socket.uncork();
+    }
+  }
+
   close(): Promise<void> {
     this.ws.close();
     return this.closed;
