@@ -4,6 +4,7 @@
  * statuses as its message's text says, then completes. Routers run as children so the RSS measured is the
  * router's alone and nothing of the load generator runs on its event loop.
  */
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { configFromEnv, resolveConfig } from "../router/config/load.js";
 import type { AgentConnector } from "../router/core/agent.js";
@@ -43,4 +44,20 @@ if (traceMs > 0) {
       .join(" ");
     process.stderr.write(`memory t ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} | ${spaces}\n`);
   }, traceMs).unref();
+}
+
+// BENCH_LOOP_TRACE=ms: the router's event-loop delay and utilization per interval on stderr (BENCH_VERBOSE),
+// to tell a busy loop from a waiting one.
+const loopMs = Number(process.env.BENCH_LOOP_TRACE ?? 0);
+if (loopMs > 0) {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  let elu = performance.eventLoopUtilization();
+  setInterval(() => {
+    const now = performance.eventLoopUtilization(elu);
+    elu = performance.eventLoopUtilization();
+    const ms = (ns: number): string => (ns / 1e6).toFixed(1);
+    process.stderr.write(`loop t ${(performance.now() / 1000).toFixed(1)} util ${(now.utilization * 100).toFixed(0)}% delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)}\n`);
+    delay.reset();
+  }, loopMs).unref();
 }

@@ -11,3 +11,4 @@ export {
 } from "./task-service.js";
 export type { Caller, Scope } from "./scope.js";
 export { decodePageToken, encodePageToken } from "./page-token.js";
+export { MAX_ID_CHARS } from "./id-limits.js";

@@ -11,6 +11,7 @@ import {
   type Task,
 } from "../core/model.js";
 import type { Caller, Scope } from "./scope.js";
+import { checkPushConfigId, checkSendIds } from "./id-limits.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
 
 /** Webhook configs per task (the push notifier); absent: push operations answer "not supported". */
@@ -118,6 +119,7 @@ export class TaskService {
       if (existing) this.#visible(existing, scope);
       else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId!);
     };
+    checkSendIds(req, dialect);
     // metadata.agent and metadata.skill pick what runs: another type is a mistake, not "the default".
     for (const key of ["agent", "skill"] as const) {
       const value = req.metadata[key];
@@ -203,6 +205,7 @@ export class TaskService {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig, scope: Scope = {}): Promise<PushNotificationConfig> {
+    checkPushConfigId(config);
     await this.get(taskId, scope);
     return this.#push().set(taskId, config);
   }

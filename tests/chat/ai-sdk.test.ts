@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { DefaultChatTransport } from "ai";
+import { MAX_ID_CHARS } from "../../router/service/index.js";
 import { postChat, readUi, startChatRig, uiText, type ChatRig } from "./helpers.js";
 
 let rig: ChatRig;
@@ -121,6 +122,11 @@ describe("POST /api/chat", () => {
     });
     expect(wrongType.status).toBe(400);
     expect(await wrongType.json()).toMatchObject({ error: { message: "Invalid request: agent must be a string (an agent id or name)", data: { field: "agent" } } });
+    const longId = await postChat(rig.router.url, { id: "c".repeat(MAX_ID_CHARS + 1), text: "hi", agent: "echo" });
+    expect(longId.status).toBe(400);
+    expect(await longId.json()).toMatchObject({ error: { message: `Invalid request: id (the chat id) is longer than ${MAX_ID_CHARS} characters`, data: { field: "id" } } });
+    // At the limit it is a chat id like any other.
+    expect((await postChat(rig.router.url, { id: "c".repeat(MAX_ID_CHARS), text: "hi", agent: "echo" })).status).toBe(200);
   });
 
   test("DefaultChatTransport works unchanged (send, then reconnect to an idle chat: null)", async () => {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import OpenAI, { APIError, AuthenticationError, NotFoundError } from "openai";
 import { startRouter } from "../../router/index.js";
+import { MAX_ID_CHARS } from "../../router/service/index.js";
 import { startChatRig, type ChatRig } from "./helpers.js";
 
 let rig: ChatRig;
@@ -167,6 +168,18 @@ describe("POST /v1/chat/completions", () => {
     const r = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify(body) });
     expect(r.status).toBe(400);
     expect(await r.json()).toEqual({ error: { message, type: "invalid_request_error", param, code: "invalid_request" } });
+  });
+
+  test("a session id (user or X-Session-Id) longer than the id limit is 400 naming where it came from", async () => {
+    const long = "s".repeat(MAX_ID_CHARS + 1);
+    const viaUser = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }], user: long }) });
+    expect(viaUser.status).toBe(400);
+    expect(await viaUser.json()).toEqual({ error: { message: `user (the session id) is longer than ${MAX_ID_CHARS} characters`, type: "invalid_request_error", param: "user", code: "invalid_request" } });
+    const viaHeader = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", headers: { "x-session-id": long }, body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }] }) });
+    expect(viaHeader.status).toBe(400);
+    expect(((await viaHeader.json()) as { error: { param: string } }).error.param).toBe("X-Session-Id");
+    const atLimit = await client.chat.completions.create({ model: "echo", messages: [{ role: "user", content: "x" }], user: long.slice(1) });
+    expect(atLimit.choices[0]!.message.content).toBe("x");
   });
 
   test("user (or X-Session-Id) is the A2A session: turns share the context id, eliza remembers by it", async () => {

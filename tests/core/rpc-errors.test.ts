@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { RPC_ERROR_CODES as C } from "../../router/rpc/errors.js";
+import { MAX_ID_CHARS } from "../../router/service/index.js";
 import type { RunningRouter } from "../../router/index.js";
-import { openStream, post, rpc, userMessage } from "../helpers/rpc.js";
+import { openStream, post, rpc, userMessage, type Json } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 
 let router: RunningRouter;
@@ -57,6 +58,31 @@ describe("JSON-RPC errors", () => {
     expect(v03.error.data.field).toBe(`metadata.${key}`);
     // Nothing was created under the v0.1 id.
     expect((await rpc(router.url, "tasks/get", { id: `t-meta-${key}-${typeof value}` })).error.code).toBe(C.TASK_NOT_FOUND);
+  });
+
+  test("a client-chosen id longer than MAX_ID_CHARS is -32602 naming the dialect's own field; nothing is stored", async () => {
+    const long = "i".repeat(MAX_ID_CHARS + 1);
+    const expectTooLong = (r: Json, field: string): void => {
+      expect(r.error.code).toBe(C.INVALID_PARAMS);
+      expect(r.error.data.field).toBe(field);
+      expect(r.error.message).toBe(`Invalid params: ${field} is longer than ${MAX_ID_CHARS} characters (${MAX_ID_CHARS + 1})`);
+    };
+    expectTooLong(await rpc(router.url, "tasks/send", { id: long, message: userMessage("hi") }), "id");
+    expect((await rpc(router.url, "tasks/get", { id: long })).error.code).toBe(C.TASK_NOT_FOUND);
+    expectTooLong(await rpc(router.url, "tasks/send", { id: "t-long-session", sessionId: long, message: userMessage("hi") }), "sessionId");
+    expect((await rpc(router.url, "tasks/get", { id: "t-long-session" })).error.code).toBe(C.TASK_NOT_FOUND);
+    const v03 = (patch: object) => ({ message: { kind: "message", messageId: "m-long", role: "user", parts: [{ kind: "text", text: "hi" }], ...patch }, metadata: { agent: "echo" } });
+    expectTooLong(await rpc(router.url, "message/send", v03({ messageId: long })), "message.messageId");
+    expectTooLong(await rpc(router.url, "message/send", v03({ contextId: long })), "message.contextId");
+    const v10 = (patch: object) =>
+      post(router.url + "/rpc", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { role: "ROLE_USER", messageId: "m-long", parts: [{ text: "hi" }], ...patch }, metadata: { agent: "echo" } } }), { "A2A-Version": "1.0" });
+    expectTooLong((await v10({ contextId: long })).body, "message.contextId");
+    expectTooLong((await v10({ taskId: long })).body, "message.taskId");
+    // At the limit an id is like any other.
+    const atLimit = await rpc(router.url, "tasks/send", { id: long.slice(1), sessionId: long.slice(1), message: userMessage("hi"), metadata: { agent: "echo" } });
+    expect(atLimit.result).toMatchObject({ id: long.slice(1), sessionId: long.slice(1), status: { state: "completed" } });
+    const push = await rpc(router.url, "tasks/pushNotification/set", { id: long.slice(1), pushNotificationConfig: { id: long, url: "https://example.com/hook" } });
+    expectTooLong(push, "pushNotificationConfig.id");
   });
 
   test("a value outside an enum names the values allowed (not ajv's 'one of the allowed values')", async () => {

@@ -1,5 +1,6 @@
 /** Reading the body `useChat` + `DefaultChatTransport` sends: `{id, messages, trigger, messageId, ...body}`. */
 import type { Request } from "express";
+import { MAX_ID_CHARS } from "../../service/id-limits.js";
 
 export interface UiChatRequest {
   /** The chat id: the A2A session (context) id. */
@@ -16,6 +17,7 @@ export function parseUiChatRequest(body: unknown, req: Request): Parsed<UiChatRe
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, message: "the body must be a JSON object", field: "body" };
   const b = body as Record<string, unknown>;
   if (typeof b.id !== "string" || b.id === "") return { ok: false, message: "id (the chat id) is required", field: "id" };
+  if (b.id.length > MAX_ID_CHARS) return { ok: false, message: `id (the chat id) is longer than ${MAX_ID_CHARS} characters`, field: "id" };
   if (!Array.isArray(b.messages)) return { ok: false, message: "messages must be an array of UI messages", field: "messages" };
   const index = b.messages.findLastIndex((m) => (m as { role?: unknown } | null)?.role === "user");
   if (index < 0) return { ok: false, message: "messages must contain a user message", field: "messages" };

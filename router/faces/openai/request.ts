@@ -1,5 +1,6 @@
 /** Reading an OpenAI chat-completions request: validated at the edge, then trusted. */
 import type { Request } from "express";
+import { MAX_ID_CHARS } from "../../service/id-limits.js";
 
 /** What the face needs from a `POST /v1/chat/completions` body. */
 export interface CompletionRequest {
@@ -32,6 +33,10 @@ export function parseCompletionRequest(body: unknown, req: Request): Parsed<Comp
   const user = typeof b.user === "string" && b.user !== "" ? b.user : undefined;
   const header = req.get("x-session-id");
   const sessionId = user ?? (header !== undefined && header !== "" ? header : undefined);
+  if (sessionId !== undefined && sessionId.length > MAX_ID_CHARS) {
+    const param = user !== undefined ? "user" : "X-Session-Id";
+    return { ok: false, message: `${param} (the session id) is longer than ${MAX_ID_CHARS} characters`, param };
+  }
   const includeUsage = (b.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
   return { ok: true, value: { model: b.model, text, stream: b.stream === true, includeUsage, ...(sessionId !== undefined && { sessionId }) } };
 }
