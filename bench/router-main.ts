@@ -4,6 +4,8 @@
  * statuses as its message's text says, then completes. Routers run as children so the RSS measured is the
  * router's alone and nothing of the load generator runs on its event loop.
  */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { configFromEnv, resolveConfig } from "../router/config/load.js";
@@ -60,4 +62,18 @@ if (loopMs > 0) {
     process.stderr.write(`loop t ${(performance.now() / 1000).toFixed(1)} util ${(now.utilization * 100).toFixed(0)}% delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)}\n`);
     delay.reset();
   }, loopMs).unref();
+}
+
+// BENCH_ALLOC_PROFILE=path: a sampling allocation profile of the router's whole life (objects a scavenge freed
+// included: they are what makes scavenges frequent), written to path on exit; open it in Chrome's DevTools.
+const allocPath = process.env.BENCH_ALLOC_PROFILE;
+if (allocPath) {
+  const session = new Session();
+  session.connect();
+  session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  process.on("exit", () => {
+    session.post("HeapProfiler.stopSampling", (err, res) => {
+      if (!err) writeFileSync(allocPath, JSON.stringify(res.profile));
+    });
+  });
 }
