@@ -133,7 +133,7 @@ export class Dispatcher {
       }
       case "push-set": {
         const ref = dialect.toPushRef(params);
-        return value(dialect.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, scope)));
+        return value(dialect.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, dialect.name, scope)));
       }
       case "push-get": {
         const ref = dialect.toPushRef(params);

@@ -10,15 +10,36 @@ import type { DialectName, PushNotificationConfig, SendRequest } from "../core/m
 /** The longest id (task, context, message, push config) a client may choose, in UTF-16 code units. */
 export const MAX_ID_CHARS = 256;
 
-/** Where each dialect's clients put the ids a send carries: the error names the field the client wrote. */
-const SEND_FIELDS: Record<DialectName, { taskId: string; contextId: string; messageId: string; pushId: string }> = {
-  "v0.1": { taskId: "id", contextId: "sessionId", messageId: "message.messageId", pushId: "pushNotification.id" },
-  "v0.3": { taskId: "message.taskId", contextId: "message.contextId", messageId: "message.messageId", pushId: "configuration.pushNotificationConfig.id" },
-  "v1.0": { taskId: "message.taskId", contextId: "message.contextId", messageId: "message.messageId", pushId: "configuration.taskPushNotificationConfig.id" },
+/**
+ * Where each dialect's clients put the ids a request carries (`pushId`: in a send, `pushSetId`: in a push
+ * config set on its own): the error names the field the client wrote.
+ */
+const FIELDS: Record<DialectName, { taskId: string; contextId: string; messageId: string; pushId: string; pushSetId: string }> = {
+  "v0.1": {
+    taskId: "id",
+    contextId: "sessionId",
+    messageId: "message.messageId",
+    pushId: "pushNotification.id",
+    pushSetId: "pushNotificationConfig.id",
+  },
+  "v0.3": {
+    taskId: "message.taskId",
+    contextId: "message.contextId",
+    messageId: "message.messageId",
+    pushId: "configuration.pushNotificationConfig.id",
+    pushSetId: "pushNotificationConfig.id",
+  },
+  "v1.0": {
+    taskId: "message.taskId",
+    contextId: "message.contextId",
+    messageId: "message.messageId",
+    pushId: "configuration.taskPushNotificationConfig.id",
+    pushSetId: "id",
+  },
 };
 
 /** Throws invalid params naming `field` when `value` is longer than MAX_ID_CHARS. */
-export function checkIdLength(value: string | undefined, field: string): void {
+function checkIdLength(value: string | undefined, field: string): void {
   if (value !== undefined && value.length > MAX_ID_CHARS) {
     throw TaskError.invalidParams(`${field} is longer than ${MAX_ID_CHARS} characters (${value.length})`, field);
   }
@@ -26,14 +47,14 @@ export function checkIdLength(value: string | undefined, field: string): void {
 
 /** Checks every id a send names, before anything is read or stored. */
 export function checkSendIds(req: SendRequest, dialect: DialectName): void {
-  const fields = SEND_FIELDS[dialect];
+  const fields = FIELDS[dialect];
   checkIdLength(req.taskId, fields.taskId);
   checkIdLength(req.contextId, fields.contextId);
   checkIdLength(req.message.messageId, fields.messageId);
   checkIdLength(req.pushNotification?.id, fields.pushId);
 }
 
-/** Checks a push config's id as it is set on its own (every dialect calls the field the config's `id`). */
-export function checkPushConfigId(config: PushNotificationConfig): void {
-  checkIdLength(config.id, "pushNotificationConfig.id");
+/** Checks the id of a push config set on its own. */
+export function checkPushConfigId(config: PushNotificationConfig, dialect: DialectName): void {
+  checkIdLength(config.id, FIELDS[dialect].pushSetId);
 }

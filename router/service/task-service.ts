@@ -204,8 +204,9 @@ export class TaskService {
     return { tasks: page, nextPageToken, pageSize, totalSize };
   }
 
-  async setPushConfig(taskId: string, config: PushNotificationConfig, scope: Scope = {}): Promise<PushNotificationConfig> {
-    checkPushConfigId(config);
+  /** Sets a push config of the task; `dialect`: the caller's, whose field names an error uses. */
+  async setPushConfig(taskId: string, config: PushNotificationConfig, dialect: DialectName, scope: Scope = {}): Promise<PushNotificationConfig> {
+    checkPushConfigId(config, dialect);
     await this.get(taskId, scope);
     return this.#push().set(taskId, config);
   }

@@ -83,6 +83,12 @@ describe("JSON-RPC errors", () => {
     expect(atLimit.result).toMatchObject({ id: long.slice(1), sessionId: long.slice(1), status: { state: "completed" } });
     const push = await rpc(router.url, "tasks/pushNotification/set", { id: long.slice(1), pushNotificationConfig: { id: long, url: "https://example.com/hook" } });
     expectTooLong(push, "pushNotificationConfig.id");
+    const v10Push = await post(
+      router.url + "/rpc",
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: long.slice(1), id: long, url: "https://example.com/hook" } }),
+      { "A2A-Version": "1.0" },
+    );
+    expectTooLong(v10Push.body, "id");
   });
 
   test("a value outside an enum names the values allowed (not ajv's 'one of the allowed values')", async () => {

@@ -112,7 +112,7 @@ describe("TaskService without any transport", () => {
     expect(await reason(service.send(request("x", { agentId: "offline" }), "v0.3"))).toBe("agent-unavailable");
     const done = await service.send(request("x"), "v0.3");
     expect(await reason(service.cancel(done.id))).toBe("task-not-cancelable");
-    expect(await reason(service.setPushConfig(done.id, { url: "http://127.0.0.1:1/hook" }))).toBe("push-not-supported");
+    expect(await reason(service.setPushConfig(done.id, { url: "http://127.0.0.1:1/hook" }, "v0.1"))).toBe("push-not-supported");
     // v0.3/v1.0 clients may only name tasks that exist; v0.1 clients choose their ids.
     expect(await reason(service.send(request("x", { taskId: "mine" }), "v1.0"))).toBe("task-not-found");
     expect((await service.send(request("x", { taskId: "mine" }), "v0.1")).id).toBe("mine");

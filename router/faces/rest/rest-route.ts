@@ -94,7 +94,7 @@ export function restHandler(deps: RestRouteDeps) {
       const params = { ...body, taskId: args[0] };
       validate("CreateTaskPushNotificationConfig", params);
       const ref = v10.toPushRef(params);
-      res.json(v10.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, scope)));
+      res.json(v10.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, "v1.0", scope)));
     }],
     ["GET", /^\/tasks\/([^/:]+)\/pushNotificationConfigs$/, async ({ res, scope, args }) => {
       res.json(v10.renderPushConfigList!(args[0]!, await service.listPushConfigs(args[0]!, scope)));
