@@ -147,7 +147,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     await closeAll();
     throw new ConfigError(`Invalid config: agents id "${taken.id}" is taken by the hosted agent of that name`);
   }
-  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger, { idleMs: config.limits.upstreamIdleMs, ...options.upstream }));
+  const httpAgents = config.agents.map((a) => new HttpAgent(a, logger, { idleMs: config.limits.upstreamIdleMs, schemas, ...options.upstream }));
   for (const a of httpAgents) agents.set(a);
   // Cards are read before serving, but a slow or hanging upstream must not hold the router's start-up:
   // past the bound, lookups finish in the background (a turn waits for its agent's lookup).

@@ -1,8 +1,17 @@
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
 import { isTerminal, type AgentUpdate, type TaskState } from "../core/model.js";
-import { errorInRouterTerms, inRouterTerms, upstreamProtocol, type UpstreamIds, type UpstreamProtocol } from "../dialects/index.js";
+import {
+  errorInRouterTerms,
+  inRouterTerms,
+  resultSchemaId,
+  upstreamProtocol,
+  type ResultKind,
+  type UpstreamIds,
+  type UpstreamProtocol,
+} from "../dialects/index.js";
 import { RpcError } from "../rpc/errors.js";
+import { SchemaRegistry } from "../schema/validator.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
 import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
@@ -22,6 +31,8 @@ export interface HttpAgentOptions {
   idleMs?: number;
   /** Backoff of the card lookups of an agent that could not be reached. */
   retry?: RetryPolicy;
+  /** The compiled schemas results are checked against (the server's own; a new registry if absent). */
+  schemas?: SchemaRegistry;
 }
 
 const DEFAULTS = { idleMs: 300_000, retry: RETRY_DEFAULTS };
@@ -45,6 +56,7 @@ export class HttpAgent implements AgentConnector {
   info: AgentInfo;
   #cfg: HttpAgentConfig;
   #opts: typeof DEFAULTS;
+  #schemas: SchemaRegistry;
   #log: Logger;
   #found: DiscoveredAgent | undefined;
   #online = false;
@@ -60,7 +72,9 @@ export class HttpAgent implements AgentConnector {
   constructor(cfg: HttpAgentConfig, logger: Logger, options: HttpAgentOptions = {}) {
     this.#cfg = cfg;
     this.#log = logger;
-    this.#opts = { ...DEFAULTS, ...options };
+    const { schemas, ...rest } = options;
+    this.#opts = { ...DEFAULTS, ...rest };
+    this.#schemas = schemas ?? new SchemaRegistry();
     this.#retrier = new Retrier(() => this.discover(), this.#opts.retry);
     this.info = { id: cfg.id, name: cfg.id, description: `Upstream A2A agent at ${cfg.url}`, transport: "http", skills: [], streaming: true };
   }
@@ -161,7 +175,7 @@ export class HttpAgent implements AgentConnector {
         let index = 0;
         const followUp = known.taskId !== undefined;
         for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs, call)) {
-          const updates = this.#translate(read, result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
+          const updates = this.#translate(read, "event", result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
           for (const u of updates) {
             if (u.kind === "status") lastState = u.status.state;
             yield u;
@@ -169,7 +183,7 @@ export class HttpAgent implements AgentConnector {
         }
       } else {
         const result = callResult(await this.#json(res), this.#cfg.id, call);
-        for (const u of this.#translate(read, result, () => protocol.fromSendResult(result))) {
+        for (const u of this.#translate(read, "send", result, () => protocol.fromSendResult(result))) {
           if (u.kind === "status") lastState = u.status.state;
           yield u;
         }
@@ -190,13 +204,17 @@ export class HttpAgent implements AgentConnector {
   /**
    * One upstream result as internal updates in the router's terms: the upstream's ids learned first (the
    * first result names them), then every update rewritten to the router's ids with its text kind named.
+   * A result not in its dialect's shape fails the turn naming the field, before a translator reads it.
    */
   #translate(
     read: { ids: UpstreamIds; protocol: UpstreamProtocol; ctx: ExecuteContext },
+    kind: ResultKind,
     result: unknown,
     updates: () => AgentUpdate[],
   ): AgentUpdate[] {
     const { ids, protocol, ctx } = read;
+    const issue = this.#schemas.check(resultSchemaId(protocol.dialect, kind), result, "result");
+    if (issue) throw new Error(`Upstream agent ${this.#cfg.id} sent a result that is not A2A ${protocol.dialect}: ${issue.message}`);
     const named = protocol.upstreamIds?.(result) ?? {};
     ids.taskId ??= named.taskId;
     ids.contextId ??= named.contextId;
