@@ -88,8 +88,9 @@ async function follow(
   try {
     for await (const event of target.client.stream(call, { ...(lastEventId !== undefined && { lastEventId }), signal: controller.signal })) {
       if (event.seq !== undefined) lastSeq = event.seq;
+      const events = target.wire.parseEvent(event.result);
       if (options.json) jsonLine(io, event.seq === undefined ? event.result : { ...(event.result as object), seq: event.seq });
-      for (const e of target.wire.parseEvent(event.result)) {
+      for (const e of events) {
         if (!taskId && e.taskId) taskId = e.taskId;
         if (!options.json) printer.event(e);
         if (e.kind === "status" && e.final) final = e;

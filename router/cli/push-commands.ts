@@ -30,8 +30,9 @@ export async function pushSetCommand(taskId: string, options: PushOptions, io: C
   const id = requireNonEmpty(options.configId, "--config-id");
   const { client, wire } = await openTarget(options);
   const result = await client.rpc(wire.pushSet({ taskId, url, ...(token !== undefined && { token }), ...(id !== undefined && { id }) }));
+  const config = wire.parsePush(result);
   if (options.json) jsonLine(io, result);
-  else printConfigs(io, [wire.parsePush(result)]);
+  else printConfigs(io, [config]);
   return EXIT.COMPLETED;
 }
 
@@ -41,8 +42,9 @@ export async function pushGetCommand(taskId: string, options: PushOptions, io: C
   const { client, wire } = await openTarget(options);
   if (wire.name === "v1.0" && id === undefined) return pushListCommand(taskId, options, io);
   const result = await client.rpc(wire.pushGet(taskId, id));
+  const config = wire.parsePush(result);
   if (options.json) jsonLine(io, result);
-  else printConfigs(io, [wire.parsePush(result)]);
+  else printConfigs(io, [config]);
   return EXIT.COMPLETED;
 }
 
@@ -52,8 +54,9 @@ export async function pushListCommand(taskId: string, options: PushOptions, io: 
   const { client, wire } = await openTarget(options, "v1.0");
   const list = requireOperation(wire.pushList, wire, "listing push notification configs");
   const result = await client.rpc(list(taskId));
+  const configs = wire.parsePushList!(result);
   if (options.json) jsonLine(io, result);
-  else printConfigs(io, wire.parsePushList!(result));
+  else printConfigs(io, configs);
   return EXIT.COMPLETED;
 }
 

@@ -1,5 +1,6 @@
 import readline from "node:readline";
 import { createReplyReader, partsText, type ReplyChange, type ReplyReader } from "../core/reply.js";
+import { dataValueOf } from "../dialects/index.js";
 import type { CliEvent, CliPart } from "./wire/index.js";
 
 /** Where the printer writes: a stream, with `isTTY`/`columns` when it is a terminal. */
@@ -208,6 +209,7 @@ export function describePart(part: CliPart): string | undefined {
     const size = f.bytes ? `, ${Math.floor((f.bytes.length * 3) / 4)} bytes` : "";
     return `[file ${f.name ?? f.uri ?? "(unnamed)"}${f.mimeType ? ` ${f.mimeType}` : ""}${size}]`;
   }
-  if (part.kind === "data") return `[data ${JSON.stringify(part.data)}]`;
+  // A non-object value (a v1.0 agent's string or list) arrives wrapped by the dialect: shown as sent.
+  if (part.kind === "data") return `[data ${JSON.stringify(dataValueOf(part).value)}]`;
   return undefined;
 }

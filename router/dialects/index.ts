@@ -91,7 +91,7 @@ export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from
 export { errorInRouterTerms, inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
 export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
 export { bindingOf, type CardEndpoint, type UpstreamBinding } from "./shared/card-endpoint.js";
-export { DATA_PART_COMPAT_FLAG, isRecord } from "./shared/translate-helpers.js";
+export { DATA_PART_COMPAT_FLAG, dataValueOf, isRecord } from "./shared/translate-helpers.js";
 export { resultSchemaId, type ResultKind } from "./shared/result-schemas.js";
 export * from "./v01/index.js";
 export * from "./v03/index.js";

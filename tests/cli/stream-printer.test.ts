@@ -1,6 +1,8 @@
 import { describe, expect, test } from "@jest/globals";
 import { StreamPrinter } from "../../router/cli/stream-printer.js";
 import type { CliEvent } from "../../router/cli/wire/index.js";
+import type { TaskState } from "../../router/core/model.js";
+import { partFromV10 } from "../../router/dialects/index.js";
 
 function output(isTTY: boolean, columns: number | undefined = 80) {
   const out = { text: "", isTTY, columns, write: (s: string) => ((out.text += s), true) };
@@ -8,14 +10,14 @@ function output(isTTY: boolean, columns: number | undefined = 80) {
 }
 
 type Kind = "delta" | "snapshot" | "progress";
-const status = (text: string | undefined, kind: Kind | undefined, extra: { state?: string; final?: boolean } = {}): CliEvent => ({
+const status = (text: string | undefined, kind: Kind | undefined, extra: { state?: TaskState; final?: boolean } = {}): CliEvent => ({
   kind: "status",
   taskId: "t",
   status: { state: extra.state ?? "working", ...(text !== undefined && { message: { role: "agent", parts: [{ kind: "text", text }] } }) },
   final: extra.final ?? false,
   ...(kind && { metadata: { textKind: kind } }),
 });
-const done = (text?: string, state = "completed") => status(text, text === undefined ? undefined : "snapshot", { state, final: true });
+const done = (text?: string, state: TaskState = "completed") => status(text, text === undefined ? undefined : "snapshot", { state, final: true });
 const artifact = (text: string, append: boolean, opts: { id?: string; name?: string; delta?: boolean } = {}): CliEvent => ({
   kind: "artifact",
   taskId: "t",
@@ -104,6 +106,18 @@ describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
       lastChunk: true,
     };
     expect(print([file, done("here it is")])).toEqual({ out: "here it is\n", notes: "report: [file r.pdf application/pdf, 3 bytes]\n" });
+    // A v1.0 agent's list arrives wrapped by the dialect (partFromV10): shown as the agent sent it.
+    const data: CliEvent = {
+      kind: "artifact",
+      artifact: {
+        artifactId: "d",
+        name: "rows",
+        parts: [{ kind: "data", data: { n: 1 } }, partFromV10({ data: [1, 2] })],
+      },
+      append: false,
+      lastChunk: true,
+    };
+    expect(print([data, done("ok")]).notes).toBe('rows: [data {"n":1}]\nrows: [data [1,2]]\n');
   });
 
   test("on a terminal, the status line is drawn under the answer and goes at the end", () => {

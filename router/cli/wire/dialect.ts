@@ -1,6 +1,8 @@
+import type { Dialect, Operation } from "../../dialects/index.js";
+import type { PushNotificationConfig } from "../../core/model.js";
 import type { CliEvent, CliPushConfig, CliTask, DialectName, ListInput, SendInput, TaskPage } from "./model.js";
 
-/** A JSON-RPC call to make: method, params, and the headers the dialect needs (v1.0: `A2A-Version`). */
+/** A JSON-RPC call to make: method and params (the dialect's headers go with every call, see WireDialect). */
 export interface WireCall {
   method: string;
   params: unknown;
@@ -8,8 +10,8 @@ export interface WireCall {
 
 /**
  * The client side of one A2A dialect, as the CLI needs it: builds each request, parses each result into
- * the CLI's own shapes (model.ts). One file per dialect; a dialect without an operation leaves it out
- * and the command says so.
+ * the CLI's own shapes (model.ts). One file per dialect, each made of its dialect's method names and
+ * translators (router/dialects/); a dialect without an operation leaves it out and the command says so.
  */
 export interface WireDialect {
   readonly name: DialectName;
@@ -40,10 +42,32 @@ export interface WireDialect {
   parsePushList?(result: unknown): CliPushConfig[];
 }
 
-/** Thrown by a parser when the agent's answer is not in the dialect's shape. */
+/** Thrown by a parser when the target's answer is not in the dialect's shape; says which field is wrong. */
 export class WireError extends Error {
-  constructor(dialect: DialectName, what: string) {
-    super(`the agent's answer is not an A2A ${dialect} ${what}`);
+  constructor(dialect: DialectName, issue: string) {
+    super(`the target's answer is not A2A ${dialect}: ${issue}`);
     this.name = "WireError";
   }
+}
+
+/** The method that does `op` in `dialect` (the first the dialect lists, where it has aliases). */
+export function methodOf(dialect: Dialect, op: Operation): string {
+  const found = Object.entries(dialect.methods).find(([, o]) => o === op);
+  if (!found) throw new Error(`A2A ${dialect.name} has no method for ${op}`);
+  return found[0];
+}
+
+/** A push config as the CLI prints it, from what the dialect's toPushRef read. */
+export function cliPushConfig(taskId: string, config: PushNotificationConfig | undefined): CliPushConfig {
+  return {
+    taskId,
+    url: config?.url ?? "",
+    ...(config?.id !== undefined && { id: config.id }),
+    ...(config?.token !== undefined && { token: config.token }),
+  };
+}
+
+/** The push config a command asks to set, as the dialect's PushNotificationConfig. */
+export function pushConfigOf(c: CliPushConfig): PushNotificationConfig {
+  return { url: c.url, ...(c.id !== undefined && { id: c.id }), ...(c.token !== undefined && { token: c.token }) };
 }

@@ -1,38 +1,26 @@
 /**
  * The one shape the CLI reads, whatever A2A dialect the target speaks: each dialect file (v01.ts, v03.ts,
- * v10.ts) builds its own requests and parses its own results into these types, and the commands and the
- * stream printer only ever see these. Events are the reply model's (router/core/reply.ts) shape, so the
- * printer feeds them to the reader as they are.
+ * v10.ts) has its dialect's translators (router/dialects/) build its requests and read its results into
+ * these types, and the commands and the stream printer only ever see these. Events are the reply model's
+ * (router/core/reply.ts) shape, so the printer feeds them to the reader as they are.
  */
 
-import { TURN_END_STATES as CORE_TURN_END_STATES } from "../../core/model.js";
+import {
+  TURN_END_STATES as CORE_TURN_END_STATES,
+  type Artifact,
+  type Message,
+  type Part,
+  type TaskStatus,
+} from "../../core/model.js";
 
 /** The A2A dialects the CLI speaks: the router's own three. */
 export type { DialectName } from "../../core/model.js";
 
-export interface CliPart {
-  kind: "text" | "file" | "data" | string;
-  text?: string;
-  file?: { name?: string; mimeType?: string; bytes?: string; uri?: string };
-  data?: unknown;
-}
-
-export interface CliMessage {
-  role: "user" | "agent";
-  parts: CliPart[];
-}
-
-export interface CliStatus {
-  /** Lower-case A2A state names (`working`, `input-required`, ...), whatever the dialect spells. */
-  state: string;
-  message?: CliMessage;
-}
-
-export interface CliArtifact {
-  artifactId: string;
-  name?: string;
-  parts: CliPart[];
-}
+/** Parts, statuses and artifacts are the router's own (router/core/model.ts), as the dialects translate them. */
+export type CliPart = Part;
+export type CliMessage = Message;
+export type CliStatus = TaskStatus;
+export type CliArtifact = Artifact;
 
 export interface CliTask {
   /** Empty when an agent answered with a bare Message (no task). */
@@ -101,15 +89,4 @@ export function taskEvents(task: CliTask): CliEvent[] {
   return out;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A string member, or undefined when absent or empty (ProtoJSON writes unset strings as ""). */
-export function str(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-export function record(value: unknown): Record<string, unknown> | undefined {
-  return isRecord(value) ? value : undefined;
-}
+export { isRecord } from "../../dialects/index.js";
