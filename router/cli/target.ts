@@ -1,3 +1,5 @@
+import { isV10Card } from "../dialects/index.js";
+import { jsonRpcEndpoints } from "../upstream/card-discovery.js";
 import { A2AClient } from "./client.js";
 import { CliError } from "./exit-codes.js";
 import { type CommonOptions, parseA2AVersion, parseRouterUrl, requireNonEmpty } from "./options.js";
@@ -17,10 +19,6 @@ export interface Target {
 const CARD_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 /** Asked for with the card: a server that speaks both answers with its v1.0 card, which lists every interface. */
 const CARD_HEADERS = { "A2A-Version": "1.0" } as const;
-/** The dialect of each A2A protocol version (Major.Minor); 0.2 already had message/send and `kind`. */
-const VERSION_DIALECT: Record<string, DialectName> = { "0.1": "v0.1", "0.2": "v0.3", "0.3": "v0.3", "1.0": "v1.0" };
-/** Preference when a card offers several JSON-RPC interfaces. */
-const PREFERENCE: readonly DialectName[] = ["v1.0", "v0.3", "v0.1"];
 
 /** The card locations tried, in order: `<url>/.well-known/agent-card.json`, then `agent.json`. */
 export function cardUrls(url: URL): URL[] {
@@ -55,10 +53,11 @@ export async function openTarget(options: CommonOptions, routerDialect: DialectN
   let dialect: DialectName = forced ?? (isRouter ? routerDialect : "v0.1");
   let endpoint = url;
   if (card && !isRouter) {
+    // The router reads its upstream agents' cards the same way: JSON-RPC interfaces, newest dialect first.
     const endpoints = jsonRpcEndpoints(card, found!.cardUrl);
-    dialect = forced ?? PREFERENCE.find((d) => endpoints.has(d)) ?? (Array.isArray(card.supportedInterfaces) ? "v1.0" : "v0.1");
+    dialect = forced ?? [...endpoints.keys()][0] ?? (isV10Card(card) ? "v1.0" : "v0.1");
     const named = endpoints.get(dialect) ?? [...endpoints.values()][0];
-    if (named) endpoint = reachableFrom(named, url);
+    if (named) endpoint = reachableFrom(new URL(named), url);
   }
   const wire = WIRES[dialect];
   client.use(endpoint, wire.headers, isRouter || !card ? "the router" : "the agent");
@@ -69,41 +68,6 @@ export async function openTarget(options: CommonOptions, routerDialect: DialectN
 function isRouterCard(card: Record<string, unknown>): boolean {
   const provider = isRecord(card.provider) ? card.provider : {};
   return provider.organization === "a2a-router" && typeof card.url === "string" && /\/rpc$/.test(card.url);
-}
-
-/** Normalises "0.3", "v0.3", "0.3.0", "1.0.1" to a dialect; undefined for versions the CLI does not speak. */
-export function dialectOfVersion(version: unknown): DialectName | undefined {
-  const m = typeof version === "string" ? /^v?(\d+)\.(\d+)/i.exec(version.trim()) : null;
-  return m ? VERSION_DIALECT[`${Number(m[1])}.${Number(m[2])}`] : undefined;
-}
-
-/** The card's JSON-RPC endpoints by dialect: v1.0 `supportedInterfaces`, v0.3 `url`/`additionalInterfaces`. */
-export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl: string): Map<DialectName, URL> {
-  const out = new Map<DialectName, URL>();
-  const add = (dialect: DialectName | undefined, url: unknown) => {
-    if (!dialect || typeof url !== "string" || url === "" || out.has(dialect)) return;
-    try {
-      out.set(dialect, new URL(url, cardUrl));
-    } catch {
-      // not a URL: the card is wrong about this interface, the others may do
-    }
-  };
-  const isJsonRpc = (binding: unknown) => binding === undefined || String(binding).toUpperCase() === "JSONRPC";
-  if (Array.isArray(card.supportedInterfaces)) {
-    for (const i of card.supportedInterfaces.filter(isRecord)) {
-      if (isJsonRpc(i.protocolBinding)) add(i.protocolVersion ? dialectOfVersion(i.protocolVersion) : "v1.0", i.url);
-    }
-  }
-  const cardDialect = card.protocolVersion
-    ? dialectOfVersion(card.protocolVersion)
-    : "preferredTransport" in card || "additionalInterfaces" in card
-      ? "v0.3"
-      : "v0.1";
-  if (isJsonRpc(card.preferredTransport)) add(cardDialect, card.url);
-  if (Array.isArray(card.additionalInterfaces)) {
-    for (const i of card.additionalInterfaces.filter(isRecord)) if (isJsonRpc(i.transport)) add(cardDialect, i.url);
-  }
-  return out;
 }
 
 /** Cards often name the address the agent bound to (0.0.0.0, ::): such an endpoint is reached at --url's host. */
