@@ -50,20 +50,15 @@ export class WireError extends Error {
   }
 }
 
-/** The method that does `op` in `dialect` (the first the dialect lists, where it has aliases). */
-export function methodOf(dialect: Dialect, op: Operation): string {
-  const found = Object.entries(dialect.methods).find(([, o]) => o === op);
-  if (!found) throw new Error(`A2A ${dialect.name} has no method for ${op}`);
-  return found[0];
-}
-
-/** A push config as the CLI prints it, from what the dialect's toPushRef read. */
-export function cliPushConfig(taskId: string, config: PushNotificationConfig | undefined): CliPushConfig {
-  return {
-    taskId,
-    url: config?.url ?? "",
-    ...(config?.id !== undefined && { id: config.id }),
-    ...(config?.token !== undefined && { token: config.token }),
+/**
+ * The calls of `dialect`: the method that does an operation (the first the dialect lists, where it has
+ * aliases) with its params.
+ */
+export function callsOf(dialect: Dialect): (op: Operation, params: unknown) => WireCall {
+  return (op, params) => {
+    const found = Object.entries(dialect.methods).find(([, o]) => o === op);
+    if (!found) throw new Error(`A2A ${dialect.name} has no method for ${op}`);
+    return { method: found[0], params };
   };
 }
 

@@ -1,13 +1,15 @@
-import type { AgentUpdate, Artifact, TaskStatus } from "../../core/model.js";
-import { resultSchemaId, type ResultKind } from "../../dialects/index.js";
+import { randomUUID } from "node:crypto";
+import type { AgentUpdate, Artifact, Message, PushNotificationConfig, TaskStatus } from "../../core/model.js";
+import { resultSchemaId, type Dialect, type ResultKind } from "../../dialects/index.js";
 import { SchemaRegistry } from "../../schema/validator.js";
 import { WireError } from "./dialect.js";
-import { type CliEvent, type CliTask, type DialectName, TURN_END_STATES } from "./model.js";
+import { type CliEvent, type CliPushConfig, type CliTask, type DialectName, type SendInput, TURN_END_STATES } from "./model.js";
 
 /**
  * How the CLI reads an answer: checked against its dialect's result schema (the one the router reads its
  * upstream agents' answers with, schemas/a2a-results.schema.json), then translated by the dialect's own
- * translators (router/dialects/). Nothing here knows a wire shape.
+ * translators (router/dialects/); and what a send says, before a dialect spells it. Nothing here knows a
+ * wire shape.
  */
 
 /** Compiled on the first answer read: commands that read none (card, agents) do not pay for it. */
@@ -58,4 +60,31 @@ export function cliEvents(updates: AgentUpdate[], taskId: unknown): CliEvent[] {
           ...(u.metadata && { metadata: u.metadata }),
         },
   );
+}
+
+/** A push config answer (a TaskPushNotificationConfig), read by the dialect's own reader of that shape. */
+export function readPush(dialect: Dialect, result: unknown): CliPushConfig {
+  const ref = dialect.toPushRef(checked(dialect.name, "push", result));
+  return cliPushConfig(ref.taskId, ref.config);
+}
+
+/** A push config as the CLI prints it. */
+export function cliPushConfig(taskId: string, config: PushNotificationConfig | undefined): CliPushConfig {
+  return {
+    taskId,
+    url: config?.url ?? "",
+    ...(config?.id !== undefined && { id: config.id }),
+    ...(config?.token !== undefined && { token: config.token }),
+  };
+}
+
+/** The message a send carries, in the router's terms; `messageId` new for each send (v0.3/v1.0 require one). */
+export function userMessage(input: SendInput): Message {
+  return {
+    role: "user",
+    parts: [{ kind: "text", text: input.text }],
+    messageId: randomUUID(),
+    ...(input.taskId !== undefined && { taskId: input.taskId }),
+    ...(input.sessionId !== undefined && { contextId: input.sessionId }),
+  };
 }

@@ -1,9 +1,9 @@
 import type { PushNotificationConfig } from "../../core/model.js";
 import { artifactFromV01, messageToV01, statusFromV01, v01, v01Upstream } from "../../dialects/index.js";
 import type { V01Artifact, V01TaskStatus } from "../../dialects/index.js";
-import { cliPushConfig, methodOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
 import { type CliTask, isRecord, type SendInput, taskEvents } from "./model.js";
-import { checked, cliEvents, cliTask } from "./read.js";
+import { checked, cliEvents, cliPushConfig, cliTask, userMessage } from "./read.js";
 
 /** A2A v0.1 (`tasks/*`, parts with `type`): the router's own dialect and the seeds'. The client names tasks. */
 
@@ -23,12 +23,12 @@ function sendParams(input: SendInput) {
   return {
     id: input.taskId,
     ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
-    message: messageToV01({ role: "user", parts: [{ kind: "text", text: input.text }] }),
+    message: messageToV01(userMessage(input)),
     metadata: input.metadata,
   };
 }
 
-const call = (op: Parameters<typeof methodOf>[1], params: unknown) => ({ method: methodOf(v01, op), params });
+const call = callsOf(v01);
 
 export const v01Wire: WireDialect = {
   name: "v0.1",

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { artifactFromV03, messageToV03, statusFromV03, updatesFromV03, v03, v03Upstream } from "../../dialects/index.js";
 import type { V03Task } from "../../dialects/index.js";
-import { cliPushConfig, methodOf, pushConfigOf, type WireDialect } from "./dialect.js";
-import type { CliPushConfig, CliTask, SendInput } from "./model.js";
-import { answeredTask, checked, cliEvents, cliTask } from "./read.js";
+import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import type { CliTask, SendInput } from "./model.js";
+import { answeredTask, checked, cliEvents, cliTask, readPush, userMessage } from "./read.js";
 
 /**
  * A2A v0.3 (`message/send`, `message/stream`, `tasks/*`): the agent names tasks, a stream may open with
@@ -17,27 +16,14 @@ function task(result: unknown, kind: "send" | "task"): CliTask {
   return cliTask(t.id, t.contextId, statusFromV03(t.status), (t.artifacts ?? []).map(artifactFromV03));
 }
 
-function push(result: unknown): CliPushConfig {
-  const ref = v03.toPushRef(checked("v0.3", "push", result));
-  return cliPushConfig(ref.taskId, ref.config);
-}
+const sendParams = (input: SendInput) => ({
+  message: messageToV03(userMessage(input)),
+  // v0.3 servers (the SDK's among them) answer at once unless asked to block; send waits for the turn.
+  configuration: { blocking: true },
+  metadata: input.metadata,
+});
 
-function sendParams(input: SendInput) {
-  return {
-    message: messageToV03({
-      role: "user",
-      parts: [{ kind: "text", text: input.text }],
-      messageId: randomUUID(),
-      ...(input.taskId !== undefined && { taskId: input.taskId }),
-      ...(input.sessionId !== undefined && { contextId: input.sessionId }),
-    }),
-    // v0.3 servers (the SDK's among them) answer at once unless asked to block; send waits for the turn.
-    configuration: { blocking: true },
-    metadata: input.metadata,
-  };
-}
-
-const call = (op: Parameters<typeof methodOf>[1], params: unknown) => ({ method: methodOf(v03, op), params });
+const call = callsOf(v03);
 
 export const v03Wire: WireDialect = {
   name: "v0.3",
@@ -60,6 +46,6 @@ export const v03Wire: WireDialect = {
     const r = checked("v0.3", "event", result);
     return cliEvents(updatesFromV03(r), v03Upstream.upstreamIds?.(r).taskId);
   },
-  parsePush: push,
-  parsePushList: (result) => checked<unknown[]>("v0.3", "push-list", result).map(push),
+  parsePush: (result) => readPush(v03, result),
+  parsePushList: (result) => checked<unknown[]>("v0.3", "push-list", result).map((c) => readPush(v03, c)),
 };

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { TaskState } from "../../core/model.js";
 import { artifactFromV10, messageToV10, stateToV10, statusFromV10, updatesFromV10, v10, v10Upstream } from "../../dialects/index.js";
 import type { V10Task } from "../../dialects/index.js";
-import { cliPushConfig, methodOf, pushConfigOf, type WireDialect } from "./dialect.js";
-import type { CliPushConfig, CliTask, SendInput } from "./model.js";
-import { answeredTask, checked, cliEvents, cliTask } from "./read.js";
+import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import type { CliTask, SendInput } from "./model.js";
+import { answeredTask, checked, cliEvents, cliTask, readPush, userMessage } from "./read.js";
 
 /**
  * A2A v1.0 (JSON-RPC `SendMessage` & co. with header `A2A-Version: 1.0`; ProtoJSON): the agent names
@@ -16,27 +15,14 @@ function task(t: V10Task): CliTask {
   return cliTask(t.id, t.contextId, statusFromV10(t.status), (t.artifacts ?? []).map(artifactFromV10));
 }
 
-function push(result: unknown): CliPushConfig {
-  const ref = v10.toPushRef(checked("v1.0", "push", result));
-  return cliPushConfig(ref.taskId, ref.config);
-}
+const sendParams = (input: SendInput) => ({
+  message: messageToV10(userMessage(input)),
+  // Blocking is v1.0's default; said anyway so a server with another default still waits for the turn.
+  configuration: { returnImmediately: false },
+  metadata: input.metadata,
+});
 
-function sendParams(input: SendInput) {
-  return {
-    message: messageToV10({
-      role: "user",
-      parts: [{ kind: "text", text: input.text }],
-      messageId: randomUUID(),
-      ...(input.taskId !== undefined && { taskId: input.taskId }),
-      ...(input.sessionId !== undefined && { contextId: input.sessionId }),
-    }),
-    // Blocking is v1.0's default; said anyway so a server with another default still waits for the turn.
-    configuration: { returnImmediately: false },
-    metadata: input.metadata,
-  };
-}
-
-const call = (op: Parameters<typeof methodOf>[1], params: unknown) => ({ method: methodOf(v10, op), params });
+const call = callsOf(v10);
 
 export const v10Wire: WireDialect = {
   name: "v1.0",
@@ -78,6 +64,6 @@ export const v10Wire: WireDialect = {
       ...(r.totalSize !== undefined && { totalSize: r.totalSize }),
     };
   },
-  parsePush: push,
-  parsePushList: (result) => checked<{ configs: unknown[] }>("v1.0", "push-list", result).configs.map(push),
+  parsePush: (result) => readPush(v10, result),
+  parsePushList: (result) => checked<{ configs: unknown[] }>("v1.0", "push-list", result).configs.map((c) => readPush(v10, c)),
 };
