@@ -7,6 +7,7 @@ import {
   v10CardEndpoints,
   type UpstreamBinding,
 } from "../dialects/index.js";
+import { boundedText, MAX_CARD_BYTES } from "./bounded-read.js";
 import { deadline } from "./deadline.js";
 
 /** What the router learns about an upstream agent from its card. */
@@ -183,9 +184,9 @@ export async function discoverAgent(
         await res.body?.cancel().catch(() => undefined);
         continue;
       }
-      card = await res.json();
+      card = JSON.parse(await boundedText(res, MAX_CARD_BYTES));
     } catch {
-      continue; // unreachable or not JSON: try the next location
+      continue; // unreachable, not JSON, or larger than any card: try the next location
     } finally {
       limit.clear();
     }

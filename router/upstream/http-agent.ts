@@ -12,6 +12,7 @@ import {
 } from "../dialects/index.js";
 import { RpcError } from "../rpc/errors.js";
 import { SchemaRegistry } from "../schema/validator.js";
+import { AnswerTooLarge, boundedText, MAX_ANSWER_BYTES } from "./bounded-read.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
 import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
@@ -31,11 +32,13 @@ export interface HttpAgentOptions {
   idleMs?: number;
   /** Backoff of the card lookups of an agent that could not be reached. */
   retry?: RetryPolicy;
+  /** The most one answer (a JSON body, one SSE event) may take; past it the turn fails (tests lower it). */
+  maxAnswerBytes?: number;
   /** The compiled schemas results are checked against (the server's own; a new registry if absent). */
   schemas?: SchemaRegistry;
 }
 
-const DEFAULTS = { idleMs: 300_000, retry: RETRY_DEFAULTS };
+const DEFAULTS = { idleMs: 300_000, retry: RETRY_DEFAULTS, maxAnswerBytes: MAX_ANSWER_BYTES };
 const CANCEL_TIMEOUT_MS = 5000;
 /** How long a card-less (but reachable) agent's defaults are trusted before a turn looks for a card again. */
 const REDISCOVER_AFTER_MS = 60_000;
@@ -174,7 +177,7 @@ export class HttpAgent implements AgentConnector {
       if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
         let index = 0;
         const followUp = known.taskId !== undefined;
-        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs, call)) {
+        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs, call, this.#opts.maxAnswerBytes)) {
           const updates = this.#translate(read, "event", result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
           for (const u of updates) {
             if (u.kind === "status") lastState = u.status.state;
@@ -232,8 +235,15 @@ export class HttpAgent implements AgentConnector {
   }
 
   async #json(res: Response): Promise<unknown> {
+    let text: string;
     try {
-      return await res.json();
+      text = await boundedText(res, this.#opts.maxAnswerBytes);
+    } catch (err) {
+      if (err instanceof AnswerTooLarge) throw new Error(`Upstream agent ${this.#cfg.id} sent an answer of ${err.message}`);
+      throw new Error(`Upstream agent ${this.#cfg.id} closed the connection before its answer was read`);
+    }
+    try {
+      return JSON.parse(text);
     } catch {
       throw new Error(`Upstream agent ${this.#cfg.id} answered with something that is not JSON`);
     }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
-import { EventSourceParserStream } from "eventsource-parser/stream";
+import { EventSourceParserStream, ParseError } from "eventsource-parser/stream";
 import type { UpstreamCall } from "../dialects/index.js";
+import { boundedText, MAX_ANSWER_BYTES } from "./bounded-read.js";
 import { callBody, callContentType, callResult, callUrl, MAX_REASON_CHARS } from "./envelope.js";
 
 export { rpcResult, callResult } from "./envelope.js";
@@ -21,6 +22,8 @@ export class UpstreamUnreachable extends Error {
 const CUT_CODES = /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/;
 /** undici's own body timeout (300 s by default), which an idle limit at or near it may race. */
 const BODY_TIMEOUT_CODE = "UND_ERR_BODY_TIMEOUT";
+/** An error body is read this far at most: only its first line or `error.message` is ever quoted. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** POSTs one call; an HTTP error or a failed connection throws with a message fit for a client. */
 export async function postCall(
@@ -65,7 +68,7 @@ function reasonPhrase(res: Response): string {
  */
 async function errorDetail(res: Response): Promise<string> {
   const type = res.headers.get("content-type") ?? "";
-  const text = await res.text().catch(() => "");
+  const text = await boundedText(res, MAX_ERROR_BODY_BYTES).catch(() => "");
   if (type.includes("json")) {
     try {
       const message = (JSON.parse(text) as { error?: { message?: unknown } })?.error?.message;
@@ -82,15 +85,21 @@ async function errorDetail(res: Response): Promise<string> {
 /**
  * The results of an upstream SSE response to `call`, one per event, parsed with eventsource-parser and
  * unwrapped in the call's binding (an error event throws). A stream that sends nothing (no event, no
- * comment) for `idleMs` is given up with an error that says so; an early return (the turn ended or was
- * canceled) closes the connection.
+ * comment) for `idleMs` is given up with an error that says so, as is one event of more than
+ * `maxEventBytes`; an early return (the turn ended or was canceled) closes the connection.
  */
-export async function* sseResults(res: Response, agentId: string, idleMs: number, call: UpstreamCall): AsyncGenerator<unknown> {
+export async function* sseResults(
+  res: Response,
+  agentId: string,
+  idleMs: number,
+  call: UpstreamCall,
+  maxEventBytes = MAX_ANSWER_BYTES,
+): AsyncGenerator<unknown> {
   if (!res.body) throw new Error(`Upstream agent ${agentId} sent an empty stream`);
   let idle = false;
   let timer: NodeJS.Timeout | undefined;
   // Comments (an upstream's heartbeats) are traffic too: a quiet but alive agent is not idle.
-  const parser = new EventSourceParserStream({ onComment: () => arm() });
+  const parser = new EventSourceParserStream({ onComment: () => arm(), maxBufferSize: maxEventBytes });
   const reader = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(parser).getReader();
   const arm = () => {
     clearTimeout(timer);
@@ -108,6 +117,9 @@ export async function* sseResults(res: Response, agentId: string, idleMs: number
       try {
         next = await reader.read();
       } catch (err) {
+        if (err instanceof ParseError && err.type === "max-buffer-size-exceeded") {
+          throw new Error(`Upstream agent ${agentId} sent an event of more than ${maxEventBytes} characters; its stream was given up`);
+        }
         const cause = (err as { cause?: { code?: string } }).cause;
         if (idle || cause?.code === BODY_TIMEOUT_CODE) throw idleError();
         // fetch reports a cut connection as "terminated": say what happened, in the agent's terms.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import type { AgentUpdate } from "../../router/core/model.js";
-import { inRouterTerms, v01Upstream, v03Upstream, v10Upstream, type UpstreamScope } from "../../router/dialects/index.js";
+import { errorInRouterTerms, inRouterTerms, v01Upstream, v03Upstream, v10Upstream, type UpstreamScope } from "../../router/dialects/index.js";
 
 /** The upstream edge in memory: an agent's update in the router's ids, with its text kind named (CONTRACT 9). */
 
@@ -86,5 +86,16 @@ describe("ids", () => {
     const same: UpstreamScope = { ...scope("delta"), upstream: { taskId: "router-task", contextId: "router-ctx" } };
     const update: AgentUpdate = { kind: "artifact", artifact: { artifactId: "a", parts: [] }, metadata: { t: "router-task" } };
     expect(inRouterTerms(update, same)).toEqual(update);
+  });
+});
+
+describe("an upstream error in the router's terms", () => {
+  test("an id the message quotes becomes the router's; only whole ids, so a short one leaves words alone", () => {
+    const err = errorInRouterTerms(new Error("Task not found: their-task (their-task-2 is another)"), scope("progress")) as Error;
+    expect(err.message).toBe("Task not found: router-task (their-task-2 is another)");
+    const short = { taskId: "router-task", contextId: "router-ctx", upstream: { taskId: "t", contextId: "1" } };
+    const mixed = errorInRouterTerms(new Error("Upstream agent at port 18 said: task t (context 1) not found"), short) as Error;
+    expect(mixed.message).toBe("Upstream agent at port 18 said: task router-task (context router-ctx) not found");
+    expect((errorInRouterTerms(new Error("a.b+c?"), { ...short, upstream: { taskId: "b+c?" } }) as Error).message).toBe("a.router-task");
   });
 });

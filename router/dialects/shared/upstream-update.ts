@@ -71,9 +71,15 @@ export function inRouterTerms(update: AgentUpdate, scope: UpstreamScope): AgentU
 export function errorInRouterTerms(err: unknown, scope: Pick<UpstreamScope, "taskId" | "contextId" | "upstream">): unknown {
   if (!(err instanceof Error)) return err;
   let message = err.message;
-  for (const [theirs, ours] of idMap(scope)) message = message.replaceAll(theirs, ours);
+  // Whole ids only: an agent's short id ("t", "1") must not be replaced inside the words around it.
+  for (const [theirs, ours] of idMap(scope)) message = message.replace(wholeId(theirs), () => ours);
   err.message = message;
   return err;
+}
+
+/** Where `id` stands in a text as an id of its own: not inside a longer word, number or id. */
+function wholeId(id: string): RegExp {
+  return new RegExp(`(?<![\\w-])${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "g");
 }
 
 /** Upstream id -> router id, for the ids that differ. */
