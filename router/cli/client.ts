@@ -83,10 +83,17 @@ export class A2AClient {
         return;
       }
       const parsed: EventSourceMessage[] = [];
-      const parser = createParser({ onEvent: (event) => parsed.push(event) });
+      let tooLarge = false;
+      const parser = createParser({
+        onEvent: (event) => parsed.push(event),
+        // An event that never ends would hold the CLI's memory without bound: the parser stops past the bound.
+        onError: (err) => (tooLarge ||= err.type === "max-buffer-size-exceeded"),
+        maxBufferSize: MAX_JSON_BODY,
+      });
       for await (const chunk of this.#body(res)) {
         parser.feed(chunk);
         while (parsed.length > 0) yield this.#toStreamEvent(parsed.shift()!);
+        if (tooLarge) throw new CliError(`an event from ${this.#noun} is larger than ${MAX_JSON_BODY} characters`, EXIT.FAILED);
       }
     } finally {
       res.destroy();

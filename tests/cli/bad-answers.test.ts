@@ -4,7 +4,7 @@
  * command fails with exit 1 and a message naming the field, never a JavaScript error's text.
  */
 import { afterAll, beforeAll, describe, expect, jest, test } from "@jest/globals";
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ensureBuilt } from "./build.js";
 import { cli } from "./run-cli.js";
@@ -20,12 +20,24 @@ const ANSWERS: Record<string, unknown> = {
   "list-10": { tasks: [{ id: "t", status: {} }] },
 };
 
+/** One SSE event that does not end within the CLI's bound (64 Mi characters), written 1 MB at a time. */
+async function endlessEvent(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.write("data: ");
+  const mb = "x".repeat(1024 * 1024);
+  for (let i = 0; i < 70 && !res.destroyed; i++) {
+    if (!res.write(mb)) await new Promise((r) => res.once("drain", r).once("close", r));
+  }
+  res.end();
+}
+
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
   await ensureBuilt();
   server = createServer((req, res) => {
+    if (req.method === "POST" && req.url === "/endless-event") return void endlessEvent(res);
     const answer = ANSWERS[(req.url ?? "").slice(1)];
     if (req.method !== "POST" || answer === undefined) return void res.writeHead(404).end();
     let body = "";
@@ -67,5 +79,11 @@ describe("an answer that is not in the target's dialect", () => {
     expect(r.code).toBe(1);
     expect(r.stdout.trim().split("\n").map((line) => JSON.parse(line))).toEqual([(ANSWERS["stream-10"] as unknown[])[0]]);
     expect(r.stderr).toMatch(/^a2a-router: the target's answer is not A2A v1.0: artifactUpdate\.artifact\.parts\[0\]/);
+  });
+
+  test("an SSE event that never ends within 64 Mi characters: exit 1 saying so, the CLI's memory bounded", async () => {
+    const r = await run("endless-event", "1.0", ["stream", "hi"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("a2a-router: an event from the router is larger than 67108864 characters\n");
   });
 });
