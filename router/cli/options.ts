@@ -1,3 +1,4 @@
+import { TASK_STATES } from "../core/model.js";
 import { CliError } from "./exit-codes.js";
 import type { DialectName } from "./wire/index.js";
 
@@ -94,12 +95,13 @@ export function parseWholeNumber(raw: string | undefined, flag: string, min: num
   return n;
 }
 
-const TASK_STATES = ["submitted", "working", "input-required", "auth-required", "completed", "canceled", "failed", "rejected"];
+/** The states a listing can be filtered by: all but "unknown", which v1.0 spells TASK_STATE_UNSPECIFIED, i.e. no filter. */
+const LISTED_STATES: readonly string[] = [...TASK_STATES].filter((s) => s !== "unknown");
 
 /** --state: an A2A task state, as v0.3 spells it (the v1.0 wire spells it TASK_STATE_...). */
 export function parseTaskState(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const state = raw.trim().toLowerCase().replace(/^task_state_/, "").replace(/_/g, "-");
-  if (!TASK_STATES.includes(state)) throw CliError.usage(`--state must be one of ${TASK_STATES.join(", ")}; got "${raw}"`);
+  if (!LISTED_STATES.includes(state)) throw CliError.usage(`--state must be one of ${LISTED_STATES.join(", ")}; got "${raw}"`);
   return state;
 }
