@@ -291,6 +291,7 @@ describe("errors and exit codes", () => {
     [["get", "a", "--task", "b"], 'a2a-router: two different task ids given: "a" and --task "b"'],
     [["send", "--bogus", "x"], "error: unknown option '--bogus'"],
     [["send", "--agent", "nobody", "x"], 'a2a-router: Invalid params: unknown agent "nobody" (-32602)'],
+    [["list", "--state", "unknown"], 'a2a-router: --state must be one of submitted, working, input-required, completed, canceled, failed, rejected, auth-required; got "unknown"'],
   ])("%j is a usage error: exit 2, one line", async (args, message) => {
     const r = await cli(args, { env });
     expect(r.code).toBe(2);
