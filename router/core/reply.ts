@@ -74,6 +74,21 @@ export function partsText(parts: readonly ReplyPart[] | undefined): string {
   return out;
 }
 
+/**
+ * An artifact's parts once an appended chunk (`append: true`) joins them: text that follows text continues it,
+ * so a streamed artifact reads as one text; anything else is a part of its own. Every face that keeps
+ * artifacts (the AI SDK face, the chat page) joins chunks this way.
+ */
+export function appendParts(before: readonly ReplyPart[], added: readonly ReplyPart[]): ReplyPart[] {
+  const out = before.map((p) => ({ ...p }));
+  for (const p of added) {
+    const last = out[out.length - 1];
+    if (p.kind === "text" && last?.kind === "text") last.text = (last.text ?? "") + (p.text ?? "");
+    else out.push({ ...p });
+  }
+  return out;
+}
+
 function isTextOnly(parts: readonly ReplyPart[]): boolean {
   return parts.length > 0 && parts.every((p) => p.kind === "text");
 }

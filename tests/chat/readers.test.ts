@@ -73,6 +73,19 @@ describe("UI parts", () => {
     expect(chunks.map((c) => c.type).slice(-3)).toEqual(["text-end", "data-status", "finish"]);
   });
 
+  test("an artifact streamed in appended chunks is one data part whose text joins them; other parts stay apart", () => {
+    const r = createUiChunkReader({ taskId: "t1", contextId: "c1", agentId: "a", fromSeq: 0 });
+    const chunks = [
+      artifact("log", text("line 1, "), false, false),
+      artifact("log", [...text("line 2"), { kind: "data", data: { n: 2 } }], true, false),
+      artifact("log", text("; line 3"), true, true),
+      status("completed", "done", undefined, true),
+    ].flatMap((e) => r.feed(e));
+    const log = chunks.filter((c) => c.type === "data-artifact").map((c) => (c as { data: { parts: unknown[] } }).data.parts);
+    expect(log.at(-1)).toEqual([{ kind: "text", text: "line 1, line 2" }, { kind: "data", data: { n: 2 } }, { kind: "text", text: "; line 3" }]);
+    expect(new Set(chunks.filter((c) => c.type === "data-artifact").map((c) => c.id))).toEqual(new Set(["artifact-t1-log"]));
+  });
+
   test("raw events ride along as transient data parts when asked", () => {
     const r = createUiChunkReader({ taskId: "t1", contextId: "c1", agentId: "a", fromSeq: 0 }, { rawEvents: true });
     const e = status("completed", "ok", undefined, true);

@@ -9,7 +9,7 @@
  * is always the turn's answer.
  */
 import type { StreamEvent } from "../../core/model.js";
-import { createReplyReader, type ReplyChange, type ReplyPart } from "../../core/reply.js";
+import { appendParts, createReplyReader, type ReplyChange, type ReplyPart } from "../../core/reply.js";
 
 /** One UI message stream part, as written after `data: `. */
 export type UiChunk = { type: string } & Record<string, unknown>;
@@ -89,7 +89,7 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
         return;
       case "artifact": {
         const before = artifacts.get(change.artifactId);
-        const parts = change.append && before ? mergeParts(before.parts, change.parts) : [...change.parts];
+        const parts = change.append && before ? appendParts(before.parts, change.parts) : [...change.parts];
         artifacts.set(change.artifactId, { name: change.name ?? before?.name, parts, lastChunk: change.lastChunk, answer: change.answer });
         if (!change.answer) out.push(artifactChunk(change.artifactId));
         return;
@@ -122,15 +122,4 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
       return reader.ended;
     },
   };
-}
-
-/** Appended text chunks join the text part before them, so a streamed artifact reads as one text. */
-function mergeParts(before: readonly ReplyPart[], added: readonly ReplyPart[]): ReplyPart[] {
-  const out = before.map((p) => ({ ...p }));
-  for (const p of added) {
-    const last = out[out.length - 1];
-    if (p.kind === "text" && last?.kind === "text") last.text = (last.text ?? "") + (p.text ?? "");
-    else out.push({ ...p });
-  }
-  return out;
 }

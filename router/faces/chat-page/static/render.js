@@ -3,6 +3,8 @@
  * answer, and its artifacts, all updated in place (never appended as new lines) as the turn goes on.
  */
 
+import { appendParts } from "/chat/reply.js";
+
 /** Creates the <li> of a message and fills it. */
 export function messageElement(msg) {
   const li = document.createElement("li");
@@ -115,7 +117,7 @@ export function applyChanges(msg, changes, event) {
         msg.artifacts[c.artifactId] = {
           name: c.name ?? before?.name,
           answer: c.answer,
-          parts: c.append && before ? mergeParts(before.parts, c.parts) : c.parts,
+          parts: c.append && before ? appendParts(before.parts, c.parts) : c.parts,
         };
         break;
       }
@@ -126,15 +128,4 @@ export function applyChanges(msg, changes, event) {
         break;
     }
   }
-}
-
-/** Appended text chunks join the text part before them, so a streamed artifact reads as one text. */
-function mergeParts(before, added) {
-  const out = before.map((p) => ({ ...p }));
-  for (const p of added) {
-    const last = out[out.length - 1];
-    if (p.kind === "text" && last?.kind === "text") last.text = (last.text ?? "") + (p.text ?? "");
-    else out.push({ ...p });
-  }
-  return out;
 }
