@@ -81,7 +81,7 @@ describe("UI parts", () => {
       artifact("log", text("; line 3"), true, true),
       status("completed", "done", undefined, true),
     ].flatMap((e) => r.feed(e));
-    const log = chunks.filter((c) => c.type === "data-artifact").map((c) => (c as { data: { parts: unknown[] } }).data.parts);
+    const log = chunks.flatMap((c) => (c.type === "data-artifact" ? [(c.data as { parts: Part[] }).parts] : []));
     expect(log.at(-1)).toEqual([{ kind: "text", text: "line 1, line 2" }, { kind: "data", data: { n: 2 } }, { kind: "text", text: "; line 3" }]);
     expect(new Set(chunks.filter((c) => c.type === "data-artifact").map((c) => c.id))).toEqual(new Set(["artifact-t1-log"]));
   });

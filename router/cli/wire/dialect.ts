@@ -66,3 +66,18 @@ export function callsOf(dialect: Dialect): (op: Operation, params: unknown) => W
 export function pushConfigOf(c: CliPushConfig): PushNotificationConfig {
   return { url: c.url, ...(c.id !== undefined && { id: c.id }), ...(c.token !== undefined && { token: c.token }) };
 }
+
+/** The calls every dialect makes alike: a send or a stream of one message, and resubscribe, get, cancel by `id`. */
+export function taskCalls(
+  dialect: Dialect,
+  sendParams: (input: SendInput) => unknown,
+): Pick<WireDialect, "send" | "stream" | "resubscribe" | "get" | "cancel"> {
+  const call = callsOf(dialect);
+  return {
+    send: (input) => call("send", sendParams(input)),
+    stream: (input) => call("stream", sendParams(input)),
+    resubscribe: (id) => call("resubscribe", { id }),
+    get: (id) => call("get", { id }),
+    cancel: (id) => call("cancel", { id }),
+  };
+}

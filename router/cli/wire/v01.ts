@@ -1,7 +1,7 @@
 import type { PushNotificationConfig } from "../../core/model.js";
 import { artifactFromV01, messageToV01, statusFromV01, v01, v01Upstream } from "../../dialects/index.js";
 import type { V01Artifact, V01TaskStatus } from "../../dialects/index.js";
-import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import { callsOf, pushConfigOf, taskCalls, type WireDialect } from "./dialect.js";
 import { type CliTask, isRecord, type SendInput, taskEvents } from "./model.js";
 import { checked, cliEvents, cliPushConfig, cliTask, userMessage } from "./read.js";
 
@@ -35,11 +35,7 @@ export const v01Wire: WireDialect = {
   headers: {},
   clientNamesTasks: true,
 
-  send: (input) => call("send", sendParams(input)),
-  stream: (input) => call("stream", sendParams(input)),
-  resubscribe: (id) => call("resubscribe", { id }),
-  get: (id) => call("get", { id }),
-  cancel: (id) => call("cancel", { id }),
+  ...taskCalls(v01, sendParams),
   // v0.1 has one config per task and no config id.
   pushSet: (c) => call("push-set", v01.renderPushConfig(c.taskId, pushConfigOf({ ...c, id: undefined }))),
   pushGet: (id) => call("push-get", { id }),

@@ -1,6 +1,6 @@
 import { artifactFromV03, messageToV03, statusFromV03, updatesFromV03, v03, v03Upstream } from "../../dialects/index.js";
 import type { V03Task } from "../../dialects/index.js";
-import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import { callsOf, pushConfigOf, taskCalls, type WireDialect } from "./dialect.js";
 import type { CliTask, SendInput } from "./model.js";
 import { answeredTask, checked, cliEvents, cliTask, readPush, userMessage } from "./read.js";
 
@@ -30,11 +30,7 @@ export const v03Wire: WireDialect = {
   headers: { "A2A-Version": "0.3" },
   clientNamesTasks: false,
 
-  send: (input) => call("send", sendParams(input)),
-  stream: (input) => call("stream", sendParams(input)),
-  resubscribe: (id) => call("resubscribe", { id }),
-  get: (id) => call("get", { id }),
-  cancel: (id) => call("cancel", { id }),
+  ...taskCalls(v03, sendParams),
   pushSet: (c) => call("push-set", v03.renderPushConfig(c.taskId, pushConfigOf(c))),
   pushGet: (id, configId) => call("push-get", { id, ...(configId !== undefined && { pushNotificationConfigId: configId }) }),
   pushList: (id) => call("push-list", { id }),

@@ -1,7 +1,7 @@
 import type { TaskState } from "../../core/model.js";
 import { artifactFromV10, messageToV10, stateToV10, statusFromV10, updatesFromV10, v10, v10Upstream } from "../../dialects/index.js";
 import type { V10Task } from "../../dialects/index.js";
-import { callsOf, pushConfigOf, type WireDialect } from "./dialect.js";
+import { callsOf, pushConfigOf, taskCalls, type WireDialect } from "./dialect.js";
 import type { CliTask, SendInput } from "./model.js";
 import { answeredTask, checked, cliEvents, cliTask, readPush, userMessage } from "./read.js";
 
@@ -29,11 +29,7 @@ export const v10Wire: WireDialect = {
   headers: { "A2A-Version": "1.0" },
   clientNamesTasks: false,
 
-  send: (input) => call("send", sendParams(input)),
-  stream: (input) => call("stream", sendParams(input)),
-  resubscribe: (id) => call("resubscribe", { id }),
-  get: (id) => call("get", { id }),
-  cancel: (id) => call("cancel", { id }),
+  ...taskCalls(v10, sendParams),
   list: (q) =>
     call("list", {
       ...(q.contextId !== undefined && { contextId: q.contextId }),
