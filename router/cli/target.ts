@@ -1,5 +1,5 @@
 import { isV10Card } from "../dialects/index.js";
-import { jsonRpcEndpoints } from "../upstream/card-discovery.js";
+import { cardUrls, jsonRpcEndpoints } from "../upstream/card-discovery.js";
 import { A2AClient } from "./client.js";
 import { CliError } from "./exit-codes.js";
 import { type CommonOptions, parseA2AVersion, parseRouterUrl, requireNonEmpty } from "./options.js";
@@ -16,21 +16,15 @@ export interface Target {
   isRouter: boolean;
 }
 
-const CARD_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 /** Asked for with the card: a server that speaks both answers with its v1.0 card, which lists every interface. */
 const CARD_HEADERS = { "A2A-Version": "1.0" } as const;
 
-/** The card locations tried, in order: `<url>/.well-known/agent-card.json`, then `agent.json`. */
-export function cardUrls(url: URL): URL[] {
-  const base = url.href.replace(/\/+$/, "");
-  return CARD_PATHS.map((p) => new URL(base + p));
-}
-
 /** Reads the target's card (the first location that answers a JSON object), or undefined. */
 export async function readCard(client: A2AClient, url: URL): Promise<{ card: Record<string, unknown>; cardUrl: string } | undefined> {
-  for (const cardUrl of cardUrls(url)) {
-    const answer = await client.getJson(cardUrl, CARD_HEADERS);
-    if (answer && answer.status < 300 && isRecord(answer.body)) return { card: answer.body, cardUrl: cardUrl.href };
+  // Where the router looks for its upstream agents' cards: the URL's own well-known paths, then its origin's.
+  for (const cardUrl of cardUrls(url.href)) {
+    const answer = await client.getJson(new URL(cardUrl), CARD_HEADERS);
+    if (answer && answer.status < 300 && isRecord(answer.body)) return { card: answer.body, cardUrl };
     if (answer?.status === 401) client.checkStatus(401, answer.body);
   }
   return undefined;
@@ -56,7 +50,7 @@ export async function openTarget(options: CommonOptions, routerDialect: DialectN
     // The router reads its upstream agents' cards the same way: JSON-RPC interfaces, newest dialect first.
     const endpoints = jsonRpcEndpoints(card, found!.cardUrl);
     dialect = forced ?? [...endpoints.keys()][0] ?? (isV10Card(card) ? "v1.0" : "v0.1");
-    const named = endpoints.get(dialect) ?? [...endpoints.values()][0];
+    const named = endpoints.get(dialect);
     if (named) endpoint = reachableFrom(new URL(named), url);
   }
   const wire = WIRES[dialect];

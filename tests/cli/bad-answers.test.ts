@@ -87,3 +87,38 @@ describe("an answer that is not in the target's dialect", () => {
     expect(r.stderr).toBe("a2a-router: an event from the router is larger than 67108864 characters\n");
   });
 });
+
+describe("where the card says to go", () => {
+  // Another host: its only card is at its origin and names a v1.0 interface on the first host; any call made
+  // to it directly is answered with a v0.1 task.
+  let cardHost: Server;
+  let hostUrl: string;
+  beforeAll(async () => {
+    const card = { name: "origin", supportedInterfaces: [{ url: `${base}/none-10`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] };
+    cardHost = createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/.well-known/agent-card.json") {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(card));
+      }
+      if (req.method !== "POST") return void res.writeHead(404).end();
+      const task = { id: "t", status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: "from --url" }] } } };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: task }));
+    });
+    await new Promise<void>((r) => cardHost.listen(0, "127.0.0.1", r));
+    hostUrl = `http://127.0.0.1:${(cardHost.address() as AddressInfo).port}/some/deeper/path`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => cardHost.close(r));
+  });
+  const env = { A2A_ROUTER_API_KEY: undefined, A2A_ROUTER_A2A_VERSION: undefined };
+
+  test("a card found only at the target's origin (where the router looks too) picks the dialect and its endpoint", async () => {
+    const r = await cli(["send", "--url", hostUrl, "hi"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("a2a-router: the target's answer is not A2A v1.0: the answer must have exactly one of task, message\n");
+  });
+
+  test("--a2a-version for a dialect the card does not list is spoken at --url, not at another dialect's endpoint", async () => {
+    const r = await cli(["get", "t", "--a2a-version", "0.1", "--url", hostUrl], { env });
+    expect(r).toMatchObject({ code: 0, stdout: "task t: completed\nfrom --url\n" });
+  });
+});
