@@ -78,7 +78,11 @@ export async function cardCommand(options: CommonOptions, io: CliIO): Promise<nu
   const url = parseRouterUrl(options.url);
   const client = new A2AClient(url, requireNonEmpty(options.apiKey, "--api-key"));
   const found = await readCard(client, url);
-  if (!found) throw new CliError(`no agent card at ${url.href.replace(/\/+$/, "")}/.well-known/agent-card.json or agent.json`, EXIT.FAILED);
+  if (!found) {
+    const at = url.href.replace(/\/+$/, "");
+    const origin = url.origin === at ? "" : ` or at ${url.origin}`;
+    throw new CliError(`no agent card at ${at}/.well-known/agent-card.json or agent.json${origin}`, EXIT.FAILED);
+  }
   if (options.json) jsonLine(io, found.card);
   else {
     io.stdout.write(`${JSON.stringify(found.card, null, 2)}\n`);

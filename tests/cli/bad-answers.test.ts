@@ -121,4 +121,10 @@ describe("where the card says to go", () => {
     const r = await cli(["get", "t", "--a2a-version", "0.1", "--url", hostUrl], { env });
     expect(r).toMatchObject({ code: 0, stdout: "task t: completed\nfrom --url\n" });
   });
+
+  test("card: where no location has one, the message names them all", async () => {
+    const r = await cli(["card", "--url", `${base}/nowhere`], { env });
+    expect(r).toMatchObject({ code: 1, stdout: "" });
+    expect(r.stderr).toBe(`a2a-router: no agent card at ${base}/nowhere/.well-known/agent-card.json or agent.json or at ${base}\n`);
+  });
 });
