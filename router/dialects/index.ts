@@ -93,6 +93,7 @@ export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
 export { bindingOf, type CardEndpoint, type UpstreamBinding } from "./shared/card-endpoint.js";
 export { DATA_PART_COMPAT_FLAG, dataValueOf, isRecord } from "./shared/translate-helpers.js";
 export { resultSchemaId, type ResultKind } from "./shared/result-schemas.js";
+export { taskUpdates } from "./shared/v03-v10.js";
 export * from "./v01/index.js";
 export * from "./v03/index.js";
 export * from "./v10/index.js";

@@ -5,13 +5,7 @@
  * (router/core/reply.ts) shape, so the printer feeds them to the reader as they are.
  */
 
-import {
-  TURN_END_STATES as CORE_TURN_END_STATES,
-  type Artifact,
-  type Message,
-  type Part,
-  type TaskStatus,
-} from "../../core/model.js";
+import type { Artifact, Message, Part, TaskStatus } from "../../core/model.js";
 
 /** The A2A dialects the CLI speaks: the router's own three. */
 export type { DialectName } from "../../core/model.js";
@@ -71,22 +65,6 @@ export interface ListInput {
   state?: string;
   pageSize?: number;
   pageToken?: string;
-}
-
-/** States after which a turn is over: the stream ends and the command exits by the state (the engine's own set). */
-export const TURN_END_STATES: ReadonlySet<string> = CORE_TURN_END_STATES;
-
-/** A task snapshot (a v0.3/v1.0 stream's opening Task, a resubscribe's first answer) as events. */
-export function taskEvents(task: CliTask): CliEvent[] {
-  const out: CliEvent[] = task.artifacts.map((artifact) => ({
-    kind: "artifact",
-    taskId: task.id,
-    artifact,
-    append: false,
-    lastChunk: true,
-  }));
-  out.push({ kind: "status", taskId: task.id, status: task.status, final: TURN_END_STATES.has(task.status.state) });
-  return out;
 }
 
 export { isRecord } from "../../dialects/index.js";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { AgentUpdate, Artifact, Message, PushNotificationConfig, TaskStatus } from "../../core/model.js";
+import { TURN_END_STATES, type AgentUpdate, type Artifact, type Message, type PushNotificationConfig, type TaskStatus } from "../../core/model.js";
 import { resultSchemaId, type Dialect, type ResultKind } from "../../dialects/index.js";
 import { SchemaRegistry } from "../../schema/validator.js";
 import { WireError } from "./dialect.js";
-import { type CliEvent, type CliPushConfig, type CliTask, type DialectName, type SendInput, TURN_END_STATES } from "./model.js";
+import type { CliEvent, CliPushConfig, CliTask, DialectName, SendInput } from "./model.js";
 
 /**
  * How the CLI reads an answer: checked against its dialect's result schema (the one the router reads its

@@ -1,8 +1,8 @@
 import type { PushNotificationConfig } from "../../core/model.js";
-import { artifactFromV01, messageToV01, statusFromV01, v01, v01Upstream } from "../../dialects/index.js";
+import { artifactFromV01, messageToV01, statusFromV01, taskUpdates, v01, v01Upstream } from "../../dialects/index.js";
 import type { V01Artifact, V01TaskStatus } from "../../dialects/index.js";
 import { callsOf, pushConfigOf, taskCalls, type WireDialect } from "./dialect.js";
-import { type CliTask, isRecord, type SendInput, taskEvents } from "./model.js";
+import { type CliTask, isRecord, type SendInput } from "./model.js";
 import { checked, cliEvents, cliPushConfig, cliTask, userMessage } from "./read.js";
 
 /** A2A v0.1 (`tasks/*`, parts with `type`): the router's own dialect and the seeds'. The client names tasks. */
@@ -44,7 +44,10 @@ export const v01Wire: WireDialect = {
   parseTask: task,
   parseEvent(result) {
     // A blocking send's Task stands in for a stream when the agent does not stream.
-    if (isRecord(result) && !("final" in result) && Array.isArray(result.artifacts)) return taskEvents(task(result));
+    if (isRecord(result) && !("final" in result) && Array.isArray(result.artifacts)) {
+      const t = task(result);
+      return cliEvents(taskUpdates(t.artifacts, t.status), t.id);
+    }
     const r = checked("v0.1", "event", result);
     return cliEvents(v01Upstream.fromStreamResult(r), r.id);
   },
