@@ -155,6 +155,19 @@ export function runStoreContract(
       expect(seqs(await store.readEvents("x", 0, 10))).toEqual([1, 2, 3]);
     });
 
+    test("a log starts with its task: in the same batch, or stored before", async () => {
+      const store = await fresh();
+      const orphan = { tasks: [makeTask("a", { lastSeq: 1 })], events: [makeEvent("a", 1), makeEvent("b", 1)] };
+      await expect(store.commit(orphan)).rejects.toThrow("event seq 1 of task b has no task: a task is committed with its first events");
+      expect(await store.getTask("a")).toBeUndefined();
+      expect(await store.readEvents("a", 0, 10)).toEqual([]);
+      // Stored before, its task needs not come again; nor in the batch that only adds to a started log.
+      await store.commit({ tasks: [makeTask("b")], events: [] });
+      await store.commit({ tasks: [], events: [makeEvent("b", 1)] });
+      await store.commit({ tasks: [], events: [makeEvent("b", 2)] });
+      expect(seqs(await store.readEvents("b", 0, 10))).toEqual([1, 2]);
+    });
+
     test("copies on save and on load: callers may mutate what they pass or get", async () => {
       const store = await fresh();
       const task = makeTask("a");

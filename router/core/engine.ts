@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "./ids.js";
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
 import { TaskError } from "./errors.js";
@@ -201,7 +201,7 @@ export class TaskEngine {
     const instance = owner && cluster.remoteInstance(owner);
     if (instance !== undefined) return cluster.handOver(instance, req, dialect, owner!.info.id);
     // Otherwise this instance takes the turn's lease before reading the task: no other instance writes it now.
-    req.taskId ??= randomUUID();
+    req.taskId ??= newId();
     if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined, start);
     const lease = await cluster.beginTurn(req.taskId);
     try {

@@ -64,7 +64,8 @@ export interface TaskStore {
   readonly kind: "memory" | "sqlite" | "redis";
   /**
    * Writes a batch atomically: either every task and event in it is stored or none is (less the fenced
-   * tasks a shared store reports, which are left out whole).
+   * tasks a shared store reports, which are left out whole). A task's first events come with the task, in
+   * the same batch or after it: a batch that would start the log of an unknown task is refused.
    */
   commit(batch: CommitBatch): Promise<CommitResult | void>;
   getTask(id: string): Promise<Task | undefined>;

@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "./ids.js";
 import type { Artifact, ArtifactUpdate, DialectName, Part, SendRequest, Task, TaskStatus } from "./model.js";
 
 /** A task created by `req`, submitted to its agent. */
 export function newTask(req: SendRequest, dialect: DialectName, agentId: string, now: string): Task {
   return {
-    id: req.taskId ?? randomUUID(),
-    contextId: req.contextId ?? randomUUID(),
+    id: req.taskId ?? newId(),
+    contextId: req.contextId ?? newId(),
     agentId,
     dialect,
     status: { state: "submitted", timestamp: now },

@@ -122,18 +122,30 @@ export function continuesLog(taskId: string, seq: number, end: number): boolean 
 }
 
 /**
+ * The error for an event that would start the log of a task neither in its batch nor stored: a log belongs to
+ * a task (the SQLite store keys it by the task's row), and the engine commits a task with its first events.
+ * COMMIT_LUA in redis-store.ts says the same.
+ */
+export function eventWithoutTask(taskId: string, seq: number): RangeError {
+  return new RangeError(`event seq ${seq} of task ${taskId} has no task: a task is committed with its first events`);
+}
+
+/**
  * The events of a batch that extend their logs, by `continuesLog`, given each task's stored log length;
- * throws before anything is written when one would leave a gap.
+ * throws before anything is written when one would leave a gap or start the log of a task that `hasTask` (in
+ * the batch or stored) denies.
  */
 export function planAppends<E extends { taskId: string; seq: number }>(
   events: readonly E[],
   storedEnd: (taskId: string) => number,
+  hasTask: (taskId: string) => boolean,
 ): E[] {
   const ends = new Map<string, number>();
   const appends: E[] = [];
   for (const event of events) {
     const end = ends.get(event.taskId) ?? storedEnd(event.taskId);
     const append = continuesLog(event.taskId, event.seq, end);
+    if (append && end === 0 && !hasTask(event.taskId)) throw eventWithoutTask(event.taskId, event.seq);
     if (append) appends.push(event);
     ends.set(event.taskId, append ? event.seq : end);
   }

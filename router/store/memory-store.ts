@@ -36,7 +36,12 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
     const events = structuredClone(batch.events);
     for (const task of tasks) timeMs("updatedAt", task.updatedAt);
     // Each log holds seq 1..n at positions 0..n-1, so its length is its last seq.
-    const appends = planAppends(events, (taskId) => this.#events.get(taskId)?.length ?? 0);
+    const batchTasks = new Set(tasks.map((t) => t.id));
+    const appends = planAppends(
+      events,
+      (taskId) => this.#events.get(taskId)?.length ?? 0,
+      (taskId) => batchTasks.has(taskId) || this.#tasks.has(taskId),
+    );
     for (const task of tasks) this.#tasks.set(task.id, task);
     for (const event of appends) {
       let log = this.#events.get(event.taskId);

@@ -16,7 +16,8 @@ const PUSH_SLICE = 1000;
  * turn lease and the lease of the instance it names is alive), then every log is checked, before anything is written (a
  * script that fails halfway keeps what it wrote): an event with seq <= the log's length is already stored and
  * skipped (a batch resent after a reconnect, or retried by the commit queue, lands once), seq = length + 1 is
- * appended, anything further fails the whole script with the message `continuesLog` (common.ts) uses. Then per
+ * appended, anything further fails the whole script with the message `continuesLog` (common.ts) uses, as
+ * does the start of a log whose task is neither in the batch nor stored (`eventWithoutTask`). Then per
  * task: store the JSON, index it by updatedAt in `tasks` and in its context, agent and state sets, and drop it
  * from the sets it left (`taskmeta` remembers where each task is indexed), so every index holds exactly its
  * matching tasks and countTasks is a ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless.
@@ -31,9 +32,10 @@ export const COMMIT_LUA = `
 local p = ARGV[1]
 local n = tonumber(ARGV[2])
 local turns = p .. 'cluster:turns'
-local fenced, fencedList = {}, {}
+local fenced, fencedList, inBatch = {}, {}, {}
 local i = 5
 for _ = 1, n do
+  inBatch[ARGV[i]] = true
   local token = ARGV[i + 7]
   if token ~= '' and (redis.call('HGET', turns, ARGV[i]) ~= token or
       redis.call('EXISTS', ARGV[3] .. string.match(token, '^(.*)|')) == 0) then
@@ -52,6 +54,10 @@ while i <= #ARGV do
     for k = 0, count - 1 do
       local seq = tonumber(ARGV[i + 2 + k])
       if seq == last + 1 then
+        if last == 0 and not inBatch[id] and redis.call('EXISTS', p .. 'task:' .. id) == 0 then
+          return redis.error_reply('event seq ' .. seq .. ' of task ' .. id ..
+            ' has no task: a task is committed with its first events')
+        end
         last = seq
         jsons[#jsons + 1] = ARGV[i + 2 + count + k]
       elseif seq > last + 1 then

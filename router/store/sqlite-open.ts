@@ -1,39 +1,12 @@
 /**
- * Opening a SQLite store's file: schema, pragmas and the one-router-per-file lock, on the store's writer thread
+ * Opening a SQLite store's file: pragmas, its layout (sqlite-schema.ts) and the one-router-per-file lock, on the store's writer thread
  * (router/store/sqlite-worker.ts); and the other connections to a file that thread has open: the checkpoint
  * thread's (sqlite-checkpointer.ts) and the router thread's small commits' (`openForInlineCommits`).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { TERMINAL_STATE_LIST } from "./common.js";
-
-/** `NOT IN` list of the terminal states, for SQL. */
-export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
-
-/**
- * Times are stored as epoch milliseconds so the `before` cursor and the order match the other stores.
- * Memories carry an explicit `seq` rowid so equal `createdAt` keep insertion order (VACUUM may renumber an
- * implicit rowid). The partial index serves listUnfinishedTasks without scanning finished history.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS tasks (
-  id TEXT PRIMARY KEY, context_id TEXT NOT NULL, agent_id TEXT NOT NULL, state TEXT NOT NULL,
-  updated_at INTEGER NOT NULL, json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS tasks_updated ON tasks (updated_at, id);
-CREATE INDEX IF NOT EXISTS tasks_context ON tasks (context_id, updated_at);
-CREATE INDEX IF NOT EXISTS tasks_agent ON tasks (agent_id, updated_at);
-CREATE INDEX IF NOT EXISTS tasks_state ON tasks (state, updated_at);
-CREATE INDEX IF NOT EXISTS tasks_unfinished ON tasks (updated_at) WHERE state NOT IN (${TERMINAL_SQL});
-CREATE TABLE IF NOT EXISTS events (
-  task_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS push_configs (
-  task_id TEXT NOT NULL, config_id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, config_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS memories (
-  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, room_id TEXT NOT NULL, created_at INTEGER NOT NULL,
-  json TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
-`;
+import { migrate } from "./sqlite-schema.js";
 
 /** How long a connection waits for a lock: long enough for a brief holder, short for a refusal. */
 const BUSY_MS = 500;
@@ -88,7 +61,7 @@ export function openDatabase(path: string): OpenedFile {
     db.pragma("wal_autocheckpoint = 0");
     // When the WAL starts over, it is cut back to this (it can grow past it while commits never pause).
     db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
-    db.exec(SCHEMA);
+    migrate(db);
   } catch (err) {
     db?.close();
     lock?.close();

@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import type { ListTasksFilter, ListTasksQuery } from "../core/store.js";
 import { checkCount, checkListQuery, statusMs } from "./common.js";
-import { TERMINAL_SQL } from "./sqlite-open.js";
+import { TERMINAL_SQL } from "./sqlite-schema.js";
 
 type JsonRow = { json: string };
 type CountRow = { n: number };
@@ -47,7 +47,7 @@ export class SqliteQueries {
     this.#stmt = {
       getTask: db.prepare<[string], JsonRow>("SELECT json FROM tasks WHERE id = ?"),
       readEvents: db.prepare<[string, number, number], JsonRow>(
-        "SELECT json FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        "SELECT json FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ?) AND seq > ? ORDER BY seq LIMIT ?",
       ),
       unfinished: db.prepare<[], JsonRow>(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`),
       getPush: db.prepare<[string], JsonRow>("SELECT json FROM push_configs WHERE task_id = ? ORDER BY config_id"),

@@ -5,10 +5,12 @@
  */
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { continuesLog } from "./common.js";
+import { continuesLog, eventWithoutTask } from "./common.js";
 import { closeDatabase, isFile, openDatabase, openForInlineCommits, type OpenedFile } from "./sqlite-open.js";
 import type { EventRow, TaskRow } from "./sqlite-protocol.js";
 import { SqliteQueries } from "./sqlite-queries.js";
+
+type TaskNo = { task_no: number };
 
 /** SQLite's default page size, which the store keeps. */
 const PAGE_BYTES = 4096;
@@ -55,14 +57,15 @@ export class SqliteTables {
     const db = (this.#db = this.#file.db);
     this.reads = new SqliteQueries(db);
     this.#stmt = {
-      upsertTask: db.prepare<TaskRow>(
+      upsertTask: db.prepare<TaskRow, TaskNo>(
         `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, agent_id = excluded.agent_id,
-         state = excluded.state, updated_at = excluded.updated_at, json = excluded.json`,
+         state = excluded.state, updated_at = excluded.updated_at, json = excluded.json RETURNING task_no`,
       ),
-      insertEvent: db.prepare<EventRow>("INSERT INTO events (task_id, seq, json) VALUES (?, ?, ?)"),
+      taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
+      insertEvent: db.prepare<[number, number, string]>("INSERT INTO events (task_no, seq, json) VALUES (?, ?, ?)"),
       // The primary key's last entry for the task: one index probe, not a count.
-      lastSeq: db.prepare<[string], { n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE task_id = ?"),
+      lastSeq: db.prepare<[number], { n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE task_no = ?"),
       setPush: db.prepare<[string, string, string]>(
         `INSERT INTO push_configs (task_id, config_id, json) VALUES (?, ?, ?)
          ON CONFLICT (task_id, config_id) DO UPDATE SET json = excluded.json`,
@@ -74,13 +77,17 @@ export class SqliteTables {
     };
     const stmt = this.#stmt;
     this.#commit = db.transaction((tasks: TaskRow[], events: EventRow[]) => {
-      for (const row of tasks) stmt.upsertTask.run(...row);
+      const numbers = new Map<string, number>();
+      for (const row of tasks) numbers.set(row[0], stmt.upsertTask.get(...row)!.task_no);
       // Checked as it goes: a gap throws, and the transaction takes back everything this batch wrote before it.
       const ends = new Map<string, number>();
       for (const [taskId, seq, json] of events) {
-        const end = ends.get(taskId) ?? stmt.lastSeq.get(taskId)!.n;
+        let taskNo = numbers.get(taskId);
+        if (taskNo === undefined && (taskNo = stmt.taskNo.get(taskId)?.task_no) !== undefined) numbers.set(taskId, taskNo);
+        const end = ends.get(taskId) ?? (taskNo === undefined ? 0 : stmt.lastSeq.get(taskNo)!.n);
         const append = continuesLog(taskId, seq, end);
-        if (append) stmt.insertEvent.run(taskId, seq, json);
+        if (append && taskNo === undefined) throw eventWithoutTask(taskId, seq);
+        if (append) stmt.insertEvent.run(taskNo!, seq, json);
         ends.set(taskId, append ? seq : end);
       }
     });

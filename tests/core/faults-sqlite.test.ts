@@ -32,10 +32,11 @@ beforeAll(async () => {
   await (await SqliteStore.open(path)).close(); // creates the schema
   const db = new Database(path);
   db.exec(`
-    CREATE TRIGGER fault_doomed BEFORE INSERT ON events WHEN NEW.task_id IN ('doomed', 'hub-doomed') AND NEW.seq >= 3
+    CREATE TRIGGER fault_doomed BEFORE INSERT ON events
+    WHEN (SELECT id FROM tasks WHERE task_no = NEW.task_no) IN ('doomed', 'hub-doomed') AND NEW.seq >= 3
     BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END;
     CREATE TRIGGER fault_flaky BEFORE INSERT ON events
-    WHEN NEW.task_id = 'flaky' AND EXISTS (SELECT 1 FROM push_configs WHERE task_id = 'fault-switch')
+    WHEN (SELECT id FROM tasks WHERE task_no = NEW.task_no) = 'flaky' AND EXISTS (SELECT 1 FROM push_configs WHERE task_id = 'fault-switch')
     BEGIN SELECT RAISE(ABORT, 'simulated transient failure'); END;`);
   db.close();
   store = await SqliteStore.open(path);

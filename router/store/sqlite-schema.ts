@@ -1,0 +1,82 @@
+/**
+ * The SQLite store's tables, and the step that brings a file an earlier router wrote up to them. A file says
+ * which layout it holds in `PRAGMA user_version`: 0 is the first (or a new, empty file), SCHEMA_VERSION this one.
+ */
+import type Database from "better-sqlite3";
+import { TERMINAL_STATE_LIST } from "./common.js";
+
+/** `NOT IN` list of the terminal states, for SQL. */
+export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
+
+/** The layout this router reads and writes. */
+export const SCHEMA_VERSION = 1;
+
+/**
+ * Times are stored as epoch milliseconds so the `before` cursor and the order match the other stores.
+ * A task's events are keyed by its `task_no`, not its id: numbers are handed out in order, so the events of
+ * new tasks land at the end of their table whatever ids the clients chose (a v0.1 client names its tasks, at
+ * random), where keying by a random id put each task's events on a page of their own (docs/benchmarks.md,
+ * ninth pass). `task_no` is a named INTEGER PRIMARY KEY, which VACUUM keeps (it may renumber a bare rowid);
+ * memories carry an explicit `seq` for the same reason, so equal `createdAt` keep insertion order.
+ * The partial index serves listUnfinishedTasks without scanning finished history.
+ */
+const TABLES = `
+CREATE TABLE IF NOT EXISTS tasks (
+  task_no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, context_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+  task_no INTEGER NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, seq)) WITHOUT ROWID;
+`;
+
+const INDEXES_AND_THE_REST = `
+CREATE INDEX IF NOT EXISTS tasks_updated ON tasks (updated_at, id);
+CREATE INDEX IF NOT EXISTS tasks_context ON tasks (context_id, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_agent ON tasks (agent_id, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_state ON tasks (state, updated_at);
+CREATE INDEX IF NOT EXISTS tasks_unfinished ON tasks (updated_at) WHERE state NOT IN (${TERMINAL_SQL});
+CREATE TABLE IF NOT EXISTS push_configs (
+  task_id TEXT NOT NULL, config_id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, config_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memories (
+  seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, room_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+  json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
+`;
+
+/**
+ * Layout 0 to 1: tasks numbered in the order they were stored (their rowid's), events keyed by that number.
+ * Events of no stored task were unreachable by any listing and are not carried over.
+ */
+const FROM_VERSION_0 = `
+ALTER TABLE tasks RENAME TO tasks_v0;
+ALTER TABLE events RENAME TO events_v0;
+DROP INDEX IF EXISTS tasks_updated;
+DROP INDEX IF EXISTS tasks_context;
+DROP INDEX IF EXISTS tasks_agent;
+DROP INDEX IF EXISTS tasks_state;
+DROP INDEX IF EXISTS tasks_unfinished;
+${TABLES}
+INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json)
+  SELECT id, context_id, agent_id, state, updated_at, json FROM tasks_v0 ORDER BY rowid;
+INSERT INTO events (task_no, seq, json)
+  SELECT t.task_no, e.seq, e.json FROM events_v0 e JOIN tasks t ON t.id = e.task_id;
+DROP TABLE events_v0;
+DROP TABLE tasks_v0;
+`;
+
+/**
+ * Creates the tables of a new file, or brings an earlier router's up to this layout, in one transaction (a
+ * failure leaves the file as it was). A file of a later layout is refused: this router would misread it.
+ */
+export function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`it holds store layout ${version}, written by a newer a2a-router; this one reads layout ${SCHEMA_VERSION}`);
+    }
+    if (version === SCHEMA_VERSION) return;
+    const hasTasks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'").get() !== undefined;
+    db.exec(hasTasks ? FROM_VERSION_0 : TABLES);
+    db.exec(INDEXES_AND_THE_REST);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
