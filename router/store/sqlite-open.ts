@@ -1,7 +1,8 @@
 /**
- * Opening a SQLite store's file: pragmas, its layout (sqlite-schema.ts) and the one-router-per-file lock, on the store's writer thread
- * (router/store/sqlite-worker.ts); and the other connections to a file that thread has open: the checkpoint
- * thread's (sqlite-checkpointer.ts) and the router thread's small commits' (`openForInlineCommits`).
+ * Opening a SQLite store's file: pragmas, its layout (sqlite-schema.ts) and the one-router-per-file lock, on
+ * the store's writer thread (router/store/sqlite-worker.ts); and the other connections to a file that thread
+ * has open: the checkpoint thread's (sqlite-checkpointer.ts) and the router thread's small commits'
+ * (`openForInlineCommits`).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
