@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "../core/ids.js";
 import { type A2AClient, ConnectionLostError } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import { readMessageText } from "./input.js";
@@ -18,7 +18,7 @@ async function prepare(text: string[], options: MessageOptions, io: CliIO) {
   const messageText = await readMessageText(text, io.stdin);
   const { client, wire, card, isRouter } = await openTarget(options);
   // v0.1 clients name their tasks; v0.3/v1.0 agents name theirs, and --task continues an existing one.
-  const taskId = task ?? (wire.clientNamesTasks ? randomUUID() : undefined);
+  const taskId = task ?? (wire.clientNamesTasks ? newId() : undefined);
   const input: SendInput = {
     text: messageText,
     ...(taskId !== undefined && { taskId }),

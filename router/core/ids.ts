@@ -1,5 +1,6 @@
 /**
- * The ids the router makes for tasks and contexts (a v0.1 client names its own tasks; every other id is ours).
+ * The ids the router makes for tasks and contexts (a v0.1 client names its own tasks; every other id is
+ * ours), and the task ids the CLI names for v0.1 targets.
  */
 import { v7 } from "uuid";
 
