@@ -1,3 +1,4 @@
+import { memoForm, setMemoForm } from "../core/event-memo.js";
 import type { EventStream } from "../core/event-stream.js";
 import type { StreamEvent } from "../core/model.js";
 import type { Dialect, OutboundEvent } from "../dialects/index.js";
@@ -25,19 +26,15 @@ const SHARED_RESULT_CHARS = 16 * 1024;
 
 /**
  * Renders each logged event once per dialect: streams of the same dialect share the JSON of an event's
- * `result` and differ only in the request id wrapped around it. Keyed weakly by the event object, so
- * the cache lives exactly as long as the fan-out holds the event.
+ * `result` and differ only in the request id wrapped around it. Memoized on the event object
+ * (router/core/event-memo.ts), so it lives exactly as long as the fan-out holds the event.
  */
-const cache = new Map<string, WeakMap<object, string | Buffer>>();
-
 function renderResult(dialect: Dialect, event: OutboundEvent): string | Buffer {
-  let perDialect = cache.get(dialect.name);
-  if (!perDialect) cache.set(dialect.name, (perDialect = new WeakMap()));
-  let out = perDialect.get(event);
+  let out = memoForm(event, dialect.name);
   if (out === undefined) {
     const json = JSON.stringify(dialect.renderEvent(event));
     out = json.length < SHARED_RESULT_CHARS ? json : Buffer.from(json);
-    perDialect.set(event, out);
+    setMemoForm(event, dialect.name, out);
   }
   return out;
 }

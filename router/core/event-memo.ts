@@ -1,0 +1,63 @@
+/**
+ * What the router works out once per event object and keeps beside it for as long as someone holds the event:
+ * its JSON and size (event-bytes.ts) and each dialect's rendering of it (router/rpc/stream-render.ts).
+ *
+ * Kept in a property of the event itself, not in WeakMaps keyed by it: a relayed event lives a few
+ * milliseconds, and V8 keeps an ephemeron (a WeakMap entry) with a young key alive through its scavenges until
+ * a full collection, so two WeakMap entries per event cost the relay ~1.5 us an event and tens of megabytes of
+ * heap (docs/benchmarks.md, tenth pass). The property is non-enumerable and symbol-keyed: JSON.stringify, object
+ * spread, structuredClone and deep equality never see it, so a copy of an event never carries its original's JSON.
+ */
+
+/** What is memoized for one event object. */
+export interface EventMemo {
+  /** The event's JSON, while kept (event-bytes.ts lets a large one go once stored). */
+  json: string | undefined;
+  /** The JSON's length when the JSON itself is not kept. */
+  bytes: number | undefined;
+  /** The first rendering asked for, and whose (nearly every event is rendered for one dialect only). */
+  formKey: string | undefined;
+  form: string | Buffer | undefined;
+  /** Renderings for further keys. */
+  more: Map<string, string | Buffer> | undefined;
+}
+
+const MEMO = Symbol("a2a-router.event-memo");
+
+type Memoized = { [MEMO]?: EventMemo };
+
+/**
+ * The event's memo, made on first use. An event that cannot take a property (frozen, sealed) gets a fresh memo
+ * every time: correct, only not memoized.
+ */
+export function memoOf(event: object): EventMemo {
+  let memo = (event as Memoized)[MEMO];
+  if (memo === undefined) {
+    memo = { json: undefined, bytes: undefined, formKey: undefined, form: undefined, more: undefined };
+    if (Object.isExtensible(event)) Object.defineProperty(event, MEMO, { value: memo });
+  }
+  return memo;
+}
+
+/** The event's memo if it has one (nothing is made). */
+export function peekMemo(event: object): EventMemo | undefined {
+  return (event as Memoized)[MEMO];
+}
+
+/** The rendering of `event` memoized under `key`, if any. */
+export function memoForm(event: object, key: string): string | Buffer | undefined {
+  const memo = (event as Memoized)[MEMO];
+  if (memo === undefined) return undefined;
+  return memo.formKey === key ? memo.form : memo.more?.get(key);
+}
+
+/** Memoizes a rendering of `event` under `key`. */
+export function setMemoForm(event: object, key: string, form: string | Buffer): void {
+  const memo = memoOf(event);
+  if (memo.formKey === undefined || memo.formKey === key) {
+    memo.formKey = key;
+    memo.form = form;
+  } else {
+    (memo.more ??= new Map()).set(key, form);
+  }
+}
