@@ -1,12 +1,11 @@
-import { memoOf, peekMemo } from "./event-memo.js";
-import type { StreamEvent } from "./model.js";
-
-/*
+/**
  * An event's JSON, serialized once per event object and shared: the store writes it, and live streams count it
  * against their byte budget (CONTRACT 12 `limits.streamBufferBytes`) without serializing again. Kept in the
  * event's memo (event-memo.ts), so it lives exactly as long as someone holds the event (the fan-out, a stream's
  * buffer).
  */
+import { memoOf, peekMemo } from "./event-memo.js";
+import type { StreamEvent } from "./model.js";
 
 /**
  * Large events keep their JSON only until they are stored (`stored`), then only its size: a kept copy of a
@@ -15,6 +14,7 @@ import type { StreamEvent } from "./model.js";
  */
 const KEEP_JSON_CHARS = 16 * 1024;
 
+/** The event's JSON (`JSON.stringify`), serialized on first use and memoized on the event. */
 export function eventJson(event: StreamEvent): string {
   const memo = peekMemo(event);
   if (memo?.json !== undefined) return memo.json;

@@ -46,7 +46,7 @@ export function peekMemo(event: object): EventMemo | undefined {
 
 /** The rendering of `event` memoized under `key`, if any. */
 export function memoForm(event: object, key: string): string | Buffer | undefined {
-  const memo = (event as Memoized)[MEMO];
+  const memo = peekMemo(event);
   if (memo === undefined) return undefined;
   return memo.formKey === key ? memo.form : memo.more?.get(key);
 }
