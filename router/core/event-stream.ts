@@ -28,6 +28,8 @@ type Batch = IteratorResult<StreamEvent[], undefined>;
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 /** The log reading caught up with the live turn: the stream reads its live buffer from now on. */
 const LIVE = Symbol("live");
+/** Names each stream to the shared log (SharedLog.read's `reader`). */
+let streamsMade = 0;
 
 /**
  * One reader's events of a task (what `TaskEngine.events` answers): first from the log, then live, back to
@@ -44,6 +46,7 @@ const LIVE = Symbol("live");
 export class EventStream implements AsyncIterableIterator<StreamEvent, undefined> {
   readonly #host: EventStreamHost;
   readonly #taskId: string;
+  readonly #reader = ++streamsMade;
   /** The seq of the last event handed out. */
   #cursor: number;
   /** The last batch handed out ended a turn at this seq: whether the stream ends is decided at the next read. */
@@ -185,7 +188,7 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
       const cursor = this.#cursor;
       // Pages are bounded in bytes as well as in events, so catching up on large events holds no more than
       // a live stream may (CONTRACT 12).
-      const page = await pages.read(taskId, cursor, options.logPageSize, this.#heldBytes());
+      const page = await pages.read(taskId, cursor, options.logPageSize, this.#heldBytes(), this.#reader);
       // A log must go cursor+1, cursor+2, ...: anything else (a store written by two routers) would repeat
       // or loop forever, so it ends the stream loudly instead.
       for (let i = 0; i < page.length; i++) {
