@@ -4,6 +4,7 @@ import type { RawData, WebSocket } from "ws";
 import { failure, success, type RpcId } from "../router/rpc/envelope.js";
 import { RpcError, toRpcError } from "../router/rpc/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
+import { IngestRate } from "./ingest-rate.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
 
 /** Timing of one connection's liveness checks. */
@@ -12,6 +13,8 @@ export interface LivenessOptions {
   timeoutMs: number;
   /** Not registered by then: the socket is closed, however lively it is. */
   registerTimeoutMs: number;
+  /** Bytes per second the agent may send (`limits.hubBytesPerSecond`); absent or 0: unlimited. */
+  bytesPerSecond?: number;
 }
 
 /** Unstored update bytes at which an agent's socket is paused, and resumed. */
@@ -42,7 +45,16 @@ export class HubConnection {
   #gone = false;
   /** Bytes of this agent's task updates received and not yet stored (or dropped). */
   #unstored = 0;
+  /** Not read: its updates wait for the store (`hold`). */
   #paused = false;
+  /** Not read: it sent more than its rate allows, until this timer fires. */
+  #resting: NodeJS.Timeout | undefined;
+  #rate: IngestRate | undefined;
+  /**
+   * Frames read before a rest stopped the socket (libuv reads on while data keeps coming, and ws hands over
+   * every frame of what was read at once): they are taken at the rate too, in order, when the rest ends.
+   */
+  #deferred: Array<[RawData, boolean]> = [];
 
   constructor(
     readonly ws: WebSocket,
@@ -53,7 +65,9 @@ export class HubConnection {
     readonly logger: Logger,
     /** The client's address, for the failed-authentication limit (when the router has one). */
     readonly address?: string,
-  ) {}
+  ) {
+    if (options.bytesPerSecond) this.#rate = new IngestRate(options.bytesPerSecond);
+  }
 
   /** Starts listening and the liveness clocks. */
   start(): void {
@@ -72,7 +86,7 @@ export class HubConnection {
     ws.on("pong", () => this.#alive());
     ws.on("message", (data, isBinary) => {
       this.#alive();
-      this.events.frame(this, data, isBinary);
+      this.#receive(data, isBinary);
     });
     ws.on("close", (code, reason) => {
       const text = reason.toString();
@@ -91,7 +105,7 @@ export class HubConnection {
     clearTimeout(this.#registerBy);
   }
 
-  /** Whether the socket is not being read (see `hold`). */
+  /** Whether the socket is not being read until the store has caught up (see `hold`). */
   get paused(): boolean {
     return this.#paused;
   }
@@ -113,8 +127,7 @@ export class HubConnection {
       this.#unstored -= bytes;
       if (this.#paused && this.#unstored <= FLOW_LOW_BYTES) {
         this.#paused = false;
-        this.ws.resume();
-        this.#alive();
+        this.#readOn();
       }
     };
   }
@@ -153,12 +166,38 @@ export class HubConnection {
     });
   }
 
+  /** Hands a frame on, within the agent's rate: past it, the socket rests and later frames wait for it. */
+  #receive(data: RawData, isBinary: boolean): void {
+    if (this.#resting) return void this.#deferred.push([data, isBinary]);
+    const rest = this.#rate?.take(frameBytes(data)) ?? 0;
+    if (rest > 0) this.#rest(rest);
+    this.events.frame(this, data, isBinary);
+  }
+
+  /** Stops reading the socket for `ms` (the agent went past its rate). */
+  #rest(ms: number): void {
+    this.ws.pause();
+    this.#resting = setTimeout(() => {
+      this.#resting = undefined;
+      let next: [RawData, boolean] | undefined;
+      while (!this.#resting && !this.#gone && (next = this.#deferred.shift())) this.#receive(...next);
+      this.#readOn();
+    }, ms);
+  }
+
+  /** Reads the socket again, unless something else still holds it. */
+  #readOn(): void {
+    if (this.#paused || this.#resting || this.#gone) return;
+    this.ws.resume();
+    this.#alive();
+  }
+
   #alive(): void {
     if (this.#silence) this.#silence.refresh();
     else {
       this.#silence = setTimeout(() => {
-        // Not read while paused, its pongs included: the silence is ours.
-        if (this.#paused) return void this.#silence?.refresh();
+        // Not read while paused or resting, its pongs included: the silence is ours.
+        if (this.#paused || this.#resting) return void this.#silence?.refresh();
         this.logger.warn({ connection: this.id, agent: this.agent?.info.id }, "hub agent timed out");
         this.ws.terminate();
         this.#drop(`it sent nothing for ${this.options.timeoutMs} ms`, false);
@@ -172,6 +211,8 @@ export class HubConnection {
     this.#gone = true;
     clearTimeout(this.#silence);
     clearTimeout(this.#registerBy);
+    clearTimeout(this.#resting);
+    this.#deferred = [];
     clearInterval(this.#pinger);
     this.events.dropped(this, why, agentLeft);
   }
@@ -181,6 +222,12 @@ export class HubConnection {
 function answerError(err: unknown, method: string, logger: Logger): RpcError {
   if (!(err instanceof RpcError)) logger.error({ err, method }, "hub failed to handle a frame");
   return toRpcError(err);
+}
+
+/** A frame's size on the wire (ws hands over a Buffer, or fragments, by default). */
+export function frameBytes(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data.byteLength;
 }
 
 /** Codes of a close the agent asked for: it is leaving, not losing its link. */

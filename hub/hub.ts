@@ -6,7 +6,7 @@ import type { AgentRegistry } from "../router/agents/registry.js";
 import { failure, type RpcId } from "../router/rpc/envelope.js";
 import { RpcError } from "../router/rpc/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
-import { HubConnection } from "./connection.js";
+import { frameBytes, HubConnection } from "./connection.js";
 import { checkParams, isAnswer, readFrame } from "./frames.js";
 import { HubAgentConnector } from "./hub-agent-connector.js";
 import { normalizeOrigin, originAllowed } from "./origin.js";
@@ -26,6 +26,8 @@ export interface HubOptions {
   timeoutMs: number;
   /** A socket that has not registered by then is closed. Default 10000. */
   registerTimeoutMs?: number;
+  /** Bytes per second one agent connection may send (`limits.hubBytesPerSecond`); absent or 0: unlimited. */
+  bytesPerSecond?: number;
   /** An agent that drops keeps its tasks in flight this long, for its reconnect. Default 2000. */
   resumeGraceMs?: number;
   /** Browser origins that may open the hub besides the router's own (`cors.origins` + `hub.allowedOrigins`). */
@@ -123,8 +125,8 @@ export class AgentHub {
   }
 
   #accept(ws: WebSocket, token: string | undefined, address: string | undefined): void {
-    const { timeoutMs, registerTimeoutMs, logger } = this.#opts;
-    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs }, {
+    const { timeoutMs, registerTimeoutMs, bytesPerSecond, logger } = this.#opts;
+    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond }, {
       frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
       dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
     }, logger, address);
@@ -231,12 +233,6 @@ export class AgentHub {
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
     return { registered: true, agent_id: agent.info.id };
   }
-}
-
-/** A frame's size on the wire (ws hands over a Buffer, or fragments, by default). */
-function frameBytes(data: RawData): number {
-  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
-  return data.byteLength;
 }
 
 /** Answers a refused upgrade with a plain HTTP status and closes the socket. */

@@ -208,6 +208,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     allowAnonymous: config.hub.allowAnonymous ?? (noTokens && isLoopback(config.host)),
     timeoutMs: config.hub.timeoutMs,
     registerTimeoutMs: config.hub.registerTimeoutMs,
+    bytesPerSecond: config.limits.hubBytesPerSecond,
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
     loopbackBind: isLoopback(config.host),

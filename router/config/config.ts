@@ -38,6 +38,8 @@ export interface RouterConfig {
     bodyBytesInFlight: number;
     /** Failed authentications per client address and minute before 429. */
     authFailuresPerMinute: number;
+    /** Bytes per second one hub agent connection may send; 0: unlimited. */
+    hubBytesPerSecond: number;
   };
   /** `public: true` serves /metrics without an API key when keys are configured. */
   metrics: { public: boolean };
@@ -85,7 +87,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 },
+  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30, hubBytesPerSecond: 0 },
   metrics: { public: false },
   cors: { origins: [] },
   push: { allowPrivateUrls: false },
