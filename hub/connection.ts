@@ -7,7 +7,7 @@ import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { IngestRate } from "./ingest-rate.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
 
-/** Timing of one connection's liveness checks. */
+/** Timing of one connection's liveness checks, and the rate it may send at. */
 export interface LivenessOptions {
   /** No frame and no pong for this long: the socket is cut. */
   timeoutMs: number;
@@ -89,6 +89,9 @@ export class HubConnection {
       this.#receive(data, isBinary);
     });
     ws.on("close", (code, reason) => {
+      // A resting socket reads its close only after the frames before it; one cut off (a reset) still hands
+      // on what it had sent: a last status must not be lost to a rest.
+      this.#receiveDeferred();
       const text = reason.toString();
       this.#drop(closeReason(this.#error ?? code, text), this.#error === undefined && isAgentGoodbye(code));
     });
@@ -183,6 +186,15 @@ export class HubConnection {
       while (!this.#resting && !this.#gone && (next = this.#deferred.shift())) this.#receive(...next);
       this.#readOn();
     }, ms);
+  }
+
+  /** Hands on every frame waiting for a rest to end, at once (the socket is closing). */
+  #receiveDeferred(): void {
+    clearTimeout(this.#resting);
+    this.#resting = undefined;
+    const frames = this.#deferred;
+    this.#deferred = [];
+    for (const [data, isBinary] of frames) this.events.frame(this, data, isBinary);
   }
 
   /** Reads the socket again, unless something else still holds it. */

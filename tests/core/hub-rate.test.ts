@@ -42,6 +42,21 @@ test("an agent past its rate is read at the rate, keeps its link, and every upda
   await agent.close();
 });
 
+test("an agent that says goodbye right after its last update loses nothing: its close is read after what it sent", async () => {
+  const { agent, stream } = await hubTaskStream(router.url, "brief", "brief-1");
+  const count = 30;
+  const filler = "y".repeat(10_000);
+  for (let i = 1; i <= count; i++) {
+    agent.notify("task.status", { task_id: "brief-1", status: { state: "working", message: text(`${i} ${filler}`) } });
+  }
+  agent.notify("task.status", { task_id: "brief-1", status: { state: "completed", message: text("done") }, final: true });
+  // Goodbye right after, while the router still holds most of these frames back.
+  await agent.close();
+  const events = await stream.all();
+  expect(events.map((e) => statusText(e).split(" ")[0])).toEqual([...Array.from({ length: count }, (_, i) => String(i + 1)), "done"]);
+  expect(events.at(-1)!.data.result).toMatchObject({ status: { state: "completed" }, final: true });
+});
+
 test("the limit is off by default, set in the file or HUB_BYTES_PER_SECOND, a whole number of bytes, 0 or more", () => {
   const schemas = new SchemaRegistry();
   expect(resolveConfig(schemas, {}).limits.hubBytesPerSecond).toBe(0);
