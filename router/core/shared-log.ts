@@ -19,9 +19,9 @@ const RECENT_READER_MS = 1000;
  * from the store is kept, weakly, and handed on, from wherever a reader's cursor falls in it, to every reader
  * that asks for its events while anyone still holds the page, so each event is parsed, rendered and encoded
  * once rather than once per reader (the render caches are on the event object). A lone reader's pages are not
- * kept: V8 holds a WeakRef's target through young-generation collections, so a weakly kept log is promoted to
- * the old generation as it is read, which cost a lone stream catching up a quarter of its speed; kept by page,
- * not by event, for the same reason (docs/benchmarks.md, tenth pass). The log is append-only, so a kept event
+ * kept: keeping what it read, even weakly, cost a lone stream catching up about a quarter of its speed (a WeakRef
+ * and a finalizer per event, and objects kept alive past the young collections that would otherwise free them);
+ * pages rather than events, for the same reason (docs/benchmarks.md, tenth pass). The log is append-only, so a kept event
  * is the logged one; callers must not mutate what they get.
  */
 export class SharedLog {
