@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import type { ListTasksFilter, ListTasksQuery } from "../core/store.js";
 import { checkCount, checkListQuery, statusMs } from "./common.js";
-import { TERMINAL_SQL } from "./sqlite-schema.js";
+import { INT_PARAM, TERMINAL_SQL, TEXT_PARAM } from "./sqlite-schema.js";
 
 type JsonRow = { json: string };
 type CountRow = { n: number };
@@ -34,6 +34,23 @@ export function openForReads(path: string): Database.Database {
   return db;
 }
 
+/**
+ * The reads prepared once, by name. Parameters an ordered or bounded read compares to its index or takes as its
+ * LIMIT are INT_PARAM / TEXT_PARAM (sqlite-schema.ts): SQLite would otherwise prepare those reads again for
+ * every new task, seq or room.
+ */
+export const READ_SQL = {
+  getTask: "SELECT json FROM tasks WHERE id = ?",
+  readEvents: `SELECT json FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ${TEXT_PARAM})
+    AND seq > ${INT_PARAM} ORDER BY seq LIMIT ${INT_PARAM}`,
+  // Named: the planner, knowing no sizes, would walk tasks_updated (every task ever) to spare sorting equal times.
+  unfinished: `SELECT json FROM tasks INDEXED BY tasks_unfinished WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`,
+  getPush: `SELECT json FROM push_configs WHERE task_id = ${TEXT_PARAM} ORDER BY config_id`,
+  allMemories: `SELECT json FROM memories WHERE room_id = ${TEXT_PARAM} ORDER BY created_at, seq`,
+  newestMemories: `SELECT json FROM (SELECT json, created_at, seq FROM memories WHERE room_id = ${TEXT_PARAM}
+    ORDER BY created_at DESC, seq DESC LIMIT ${INT_PARAM}) ORDER BY created_at, seq`,
+} as const;
+
 /** The read statements, prepared once; listTasks and countTasks once per combination of filters. */
 export class SqliteQueries {
   #db: Database.Database;
@@ -45,17 +62,12 @@ export class SqliteQueries {
     this.#db = db;
     db.function("status_ms", { deterministic: true }, (timestamp, updatedAt) => statusMs(timestamp, updatedAt as number));
     this.#stmt = {
-      getTask: db.prepare<[string], JsonRow>("SELECT json FROM tasks WHERE id = ?"),
-      readEvents: db.prepare<[string, number, number], JsonRow>(
-        "SELECT json FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ?) AND seq > ? ORDER BY seq LIMIT ?",
-      ),
-      unfinished: db.prepare<[], JsonRow>(`SELECT json FROM tasks WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`),
-      getPush: db.prepare<[string], JsonRow>("SELECT json FROM push_configs WHERE task_id = ? ORDER BY config_id"),
-      allMemories: db.prepare<[string], JsonRow>("SELECT json FROM memories WHERE room_id = ? ORDER BY created_at, seq"),
-      newestMemories: db.prepare<[string, number], JsonRow>(
-        `SELECT json FROM (SELECT json, created_at, seq FROM memories WHERE room_id = ?
-         ORDER BY created_at DESC, seq DESC LIMIT ?) ORDER BY created_at, seq`,
-      ),
+      getTask: db.prepare<[string], JsonRow>(READ_SQL.getTask),
+      readEvents: db.prepare<[string, number, number], JsonRow>(READ_SQL.readEvents),
+      unfinished: db.prepare<[], JsonRow>(READ_SQL.unfinished),
+      getPush: db.prepare<[string], JsonRow>(READ_SQL.getPush),
+      allMemories: db.prepare<[string], JsonRow>(READ_SQL.allMemories),
+      newestMemories: db.prepare<[string, number], JsonRow>(READ_SQL.newestMemories),
     };
   }
 

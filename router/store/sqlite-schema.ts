@@ -8,6 +8,17 @@ import { TERMINAL_STATE_LIST } from "./common.js";
 /** `NOT IN` list of the terminal states, for SQL. */
 export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
 
+/**
+ * Bound parameters the query planner plans without reading. better-sqlite3 builds SQLite with STAT4, and SQLite
+ * then plans a statement with the values of parameters compared to an indexed column or used as a LIMIT, and
+ * prepares it again whenever one of those values changes: every commit's last-seq probe and every log read,
+ * 20-35% of such a statement's time (docs/benchmarks.md, eleventh pass; the store keeps no statistics for such a
+ * plan to use anyway). A parameter inside a CAST is a value the planner cannot see, and the index is used
+ * all the same.
+ */
+export const INT_PARAM = "CAST(? AS INTEGER)";
+export const TEXT_PARAM = "CAST(? AS TEXT)";
+
 /** The layout this router reads and writes. */
 export const SCHEMA_VERSION = 1;
 

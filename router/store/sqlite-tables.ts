@@ -9,6 +9,7 @@ import { continuesLog, eventWithoutTask } from "./common.js";
 import { closeDatabase, isFile, openDatabase, openForInlineCommits, type OpenedFile } from "./sqlite-open.js";
 import type { EventRow, TaskRow } from "./sqlite-protocol.js";
 import { SqliteQueries } from "./sqlite-queries.js";
+import { INT_PARAM } from "./sqlite-schema.js";
 
 type TaskNo = { task_no: number };
 
@@ -23,6 +24,9 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 function walBytes(path: string): number {
   return statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
 }
+
+/** A task's last logged seq, 0 for none: the primary key's last entry for the task, one index probe, not a count. */
+export const LAST_SEQ_SQL = `SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE task_no = ${INT_PARAM}`;
 
 /** The write statements, prepared once. */
 export class SqliteTables {
@@ -64,8 +68,7 @@ export class SqliteTables {
       ),
       taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
       insertEvent: db.prepare<[number, number, string]>("INSERT INTO events (task_no, seq, json) VALUES (?, ?, ?)"),
-      // The primary key's last entry for the task: one index probe, not a count.
-      lastSeq: db.prepare<[number], { n: number }>("SELECT COALESCE(MAX(seq), 0) AS n FROM events WHERE task_no = ?"),
+      lastSeq: db.prepare<[number], { n: number }>(LAST_SEQ_SQL),
       setPush: db.prepare<[string, string, string]>(
         `INSERT INTO push_configs (task_id, config_id, json) VALUES (?, ?, ?)
          ON CONFLICT (task_id, config_id) DO UPDATE SET json = excluded.json`,

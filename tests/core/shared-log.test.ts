@@ -5,12 +5,12 @@ import { SharedLog } from "../../router/core/shared-log.js";
 import { MemoryStore } from "../../router/store/memory-store.js";
 import { makeEvent, makeTask, range } from "../store.contract.js";
 
-/** A memory store holding task "t" with `n` events, counting the log reads that reach it. */
-async function storeWithLog(n: number): Promise<{ store: MemoryStore; reads: () => number }> {
+/** A shared log over a memory store holding task "t" with `n` events, counting the log reads that reach the store. */
+async function logOf(n: number): Promise<{ log: SharedLog; reads: () => number }> {
   const store = new MemoryStore();
   await store.commit({ tasks: [makeTask("t", { lastSeq: n })], events: range(1, n).map((seq) => makeEvent("t", seq)) });
   const spy = jest.spyOn(store, "readEvents");
-  return { store, reads: () => spy.mock.calls.length };
+  return { log: new SharedLog(store), reads: () => spy.mock.calls.length };
 }
 
 const seqs = (events: LoggedEvent[]): number[] => events.map((e) => e.seq);
@@ -26,8 +26,7 @@ afterEach(() => {
 });
 
 test("a lone reader reads every page from the store", async () => {
-  const { store, reads } = await storeWithLog(30);
-  const log = new SharedLog(store);
+  const { log, reads } = await logOf(30);
   expect(seqs(await log.read("t", 0, 10, 1e9, A))).toEqual(range(1, 10));
   expect(seqs(await log.read("t", 10, 10, 1e9, A))).toEqual(range(11, 20));
   // Read again at a cursor it had: nothing was kept for it.
@@ -36,8 +35,7 @@ test("a lone reader reads every page from the store", async () => {
 });
 
 test("readers catching up together share the pages: the same event objects, read from the store once", async () => {
-  const { store, reads } = await storeWithLog(30);
-  const log = new SharedLog(store);
+  const { log, reads } = await logOf(30);
   await log.read("t", 0, 10, 1e9, A);
   // B arrives while A catches up: B's page is read and kept.
   const b1 = await log.read("t", 0, 10, 1e9, B);
@@ -56,8 +54,7 @@ test("readers catching up together share the pages: the same event objects, read
 });
 
 test("a reader whose cursor falls inside kept pages reads on across them, within its own limits", async () => {
-  const { store, reads } = await storeWithLog(40);
-  const log = new SharedLog(store);
+  const { log, reads } = await logOf(40);
   await log.read("t", 0, 10, 1e9, A);
   await log.read("t", 0, 10, 1e9, B); // kept: 1-10
   await log.read("t", 10, 10, 1e9, A); // kept: 11-20
@@ -75,8 +72,7 @@ test("a reader whose cursor falls inside kept pages reads on across them, within
 });
 
 test("a reader that has not read for a while no longer counts: the one left reads alone", async () => {
-  const { store, reads } = await storeWithLog(30);
-  const log = new SharedLog(store);
+  const { log, reads } = await logOf(30);
   await log.read("t", 0, 10, 1e9, A);
   jest.advanceTimersByTime(1500);
   // A went quiet (it caught up, or its client left): B reads alone, and keeps nothing.
