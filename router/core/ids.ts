@@ -6,10 +6,9 @@ import { randomFillSync } from "node:crypto";
 import { V7Generator } from "uuidv7";
 
 /**
- * Random words for the id generator, drawn from the system's CSPRNG 1,024 at a time. One draw costs about the
- * same whatever its size (5-7 us for 16 bytes on the bench machine, docs/benchmarks.md, eleventh pass), and
- * a send makes two ids: drawn one id at a time, that was 5-7% of a `tasks/send` to the echo. Node's own
- * `randomUUID` pools its randomness the same way.
+ * Random words for the id generator, drawn from the system's CSPRNG 1,024 at a time: a draw costs about the
+ * same whatever its size (5-7 us for the 16 bytes of one id on the eleventh pass's machine, docs/benchmarks.md;
+ * an id now takes 0.3-0.4 us), and a send makes two ids. Node's own `randomUUID` pools the same way.
  */
 class PooledRandom {
   readonly #words = new Uint32Array(1024);

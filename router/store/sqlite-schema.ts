@@ -10,11 +10,11 @@ export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
 
 /**
  * Bound parameters the query planner plans without reading. better-sqlite3 builds SQLite with STAT4, and SQLite
- * then plans a statement with the values of parameters compared to an indexed column or used as a LIMIT, and
- * prepares it again whenever one of those values changes: every commit's last-seq probe and every log read,
- * 20-35% of such a statement's time (docs/benchmarks.md, eleventh pass; the store keeps no statistics for such a
- * plan to use anyway). A parameter inside a CAST is a value the planner cannot see, and the index is used
- * all the same.
+ * then plans an ordered or bounded read with the values of parameters compared to its index or taken as its
+ * LIMIT, and prepares the statement again whenever one of those values changes: every commit's last-seq probe
+ * and every log read did, a third to half of their time (docs/benchmarks.md, eleventh pass), for plans that
+ * could not differ (the store keeps no statistics). A parameter inside a CAST is a value the planner cannot
+ * see; the index is used all the same (tests/store/sqlite-plans.test.ts).
  */
 export const INT_PARAM = "CAST(? AS INTEGER)";
 export const TEXT_PARAM = "CAST(? AS TEXT)";
