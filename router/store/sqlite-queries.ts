@@ -44,6 +44,7 @@ export const READ_SQL = {
   readEvents: `SELECT json FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ${TEXT_PARAM})
     AND seq > ${INT_PARAM} ORDER BY seq LIMIT ${INT_PARAM}`,
   // Named: the planner, knowing no sizes, would walk tasks_updated (every task ever) to spare sorting equal times.
+  // The WHERE is the index's own (both TERMINAL_SQL), which INDEXED BY needs.
   unfinished: `SELECT json FROM tasks INDEXED BY tasks_unfinished WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`,
   getPush: `SELECT json FROM push_configs WHERE task_id = ${TEXT_PARAM} ORDER BY config_id`,
   allMemories: `SELECT json FROM memories WHERE room_id = ${TEXT_PARAM} ORDER BY created_at, seq`,
