@@ -50,6 +50,26 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
       expect(await store.listTasks({ contextId: "nope", limit: 10 })).toEqual([]);
     });
 
+    test("filters by owner, alone, with a context and through pages; a task without an owner is nobody's", async () => {
+      const store = await fresh();
+      // Two keys' tasks interleaved in time, two of them at the same millisecond, and tasks made without a key.
+      const owned = range(1, 9).map((i) =>
+        makeTask(`k${i}`, { owner: i % 2 ? "key-a" : "key-b", contextId: i <= 4 ? "ctx-1" : "ctx-2", updatedAt: at(i === 9 ? 8 : i) }),
+      );
+      const keyless = [makeTask("x1", { updatedAt: at(3) }), makeTask("x2", { contextId: "ctx-2", updatedAt: at(7) })];
+      await store.commit({ tasks: [...owned, ...keyless], events: [] });
+      expect(ids(await store.listTasks({ owner: "key-a", limit: 10 }))).toEqual(["k9", "k7", "k5", "k3", "k1"]);
+      expect(ids(await store.listTasks({ owner: "key-b", contextId: "ctx-1", limit: 10 }))).toEqual(["k4", "k2"]);
+      expect((await allPages(store, { owner: "key-a", limit: 2 })).flat()).toEqual(["k9", "k7", "k5", "k3", "k1"]);
+      expect(await store.countTasks({ owner: "key-a" })).toBe(5);
+      expect(await store.countTasks({ owner: "key-b", contextId: "ctx-2" })).toBe(2);
+      expect(await store.listTasks({ owner: "nobody", limit: 10 })).toEqual([]);
+      // A task that changes hands is listed under its new owner only.
+      await store.commit({ tasks: [makeTask("k1", { owner: "key-b", contextId: "ctx-1", updatedAt: at(10) })], events: [] });
+      expect(ids(await store.listTasks({ owner: "key-b", limit: 2 }))).toEqual(["k1", "k8"]);
+      expect(await store.countTasks({ owner: "key-a" })).toBe(4);
+    });
+
     /** Every page of a listing, each from the previous page's last task, until a short page. */
     const allPages = async (store: TaskStore, query: Omit<ListTasksQuery, "before">): Promise<string[][]> => {
       const pages: string[][] = [];

@@ -7,17 +7,17 @@
 import Database from "better-sqlite3";
 import type { ListTasksFilter, ListTasksQuery } from "../core/store.js";
 import { checkCount, checkListQuery, statusMs } from "./common.js";
-import { INT_PARAM, TERMINAL_SQL, TEXT_PARAM } from "./sqlite-schema.js";
+import { INT_PARAM, OWNER_SQL, TERMINAL_SQL, TEXT_PARAM } from "./sqlite-schema.js";
 
 type JsonRow = { json: string };
 type CountRow = { n: number };
-type Filter = "contextId" | "state" | "agentId" | "owner" | "statusSinceMs" | "before";
+export type Filter = "contextId" | "state" | "agentId" | "owner" | "statusSinceMs" | "before";
 const FILTER_SQL: Record<Filter, string> = {
   contextId: "context_id = @contextId",
   state: "state = @state",
   agentId: "agent_id = @agentId",
-  // Read from the task's JSON: keeps databases of earlier versions readable without a migration.
-  owner: "json_extract(json, '$.owner') = @owner",
+  // Read from the task's JSON, where every layout has it, through the partial index tasks_owner (sqlite-schema.ts).
+  owner: `${OWNER_SQL} = @owner`,
   // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
   statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
   // A row value, so the cursor follows the ORDER BY exactly (and can walk the (updated_at, id) index).
@@ -108,7 +108,7 @@ export class SqliteQueries {
     const key = used.join(",");
     let stmt = this.#countStatements.get(key);
     if (!stmt) {
-      stmt = this.#db.prepare<[Record<string, unknown>], CountRow>(`SELECT COUNT(*) AS n FROM tasks ${whereSql(used)}`);
+      stmt = this.#db.prepare<[Record<string, unknown>], CountRow>(countTasksSql(used));
       this.#countStatements.set(key, stmt);
     }
     return stmt.get(params)!.n;
@@ -139,9 +139,7 @@ export class SqliteQueries {
     const key = used.join(",");
     let stmt = this.#listStatements.get(key);
     if (!stmt) {
-      stmt = this.#db.prepare<[Record<string, unknown>], JsonRow>(
-        `SELECT json FROM tasks ${whereSql(used)} ORDER BY updated_at DESC, id DESC LIMIT @limit`,
-      );
+      stmt = this.#db.prepare<[Record<string, unknown>], JsonRow>(listTasksSql(used));
       this.#listStatements.set(key, stmt);
     }
     return stmt;
@@ -161,8 +159,24 @@ function bindFilters(filter: ListTasksFilter): { used: Filter[]; params: Record<
   return { used, params };
 }
 
-function whereSql(used: Filter[]): string {
-  return used.length ? `WHERE ${used.map((f) => FILTER_SQL[f]).join(" AND ")}` : "";
+/** A page of tasks matching the filters `used` (named parameters: the filters', `@limit`), newest first. */
+export function listTasksSql(used: Filter[]): string {
+  return `SELECT json ${fromWhereSql(used)} ORDER BY updated_at DESC, id DESC LIMIT @limit`;
+}
+
+/** How many tasks match the filters `used`. */
+export function countTasksSql(used: Filter[]): string {
+  return `SELECT COUNT(*) AS n ${fromWhereSql(used)}`;
+}
+
+/**
+ * The tasks a listing's filters select, as `FROM ... WHERE ...`. A context's tasks are few (a conversation), so
+ * its index goes first when it is among the filters: the planner, knowing no sizes, may take another equal
+ * prefix (an owner's, a state's) and walk all of it.
+ */
+function fromWhereSql(used: Filter[]): string {
+  const from = used.includes("contextId") ? "FROM tasks INDEXED BY tasks_context" : "FROM tasks";
+  return used.length ? `${from} WHERE ${used.map((f) => FILTER_SQL[f]).join(" AND ")}` : from;
 }
 
 function jsonOf(rows: JsonRow[]): string[] {

@@ -19,6 +19,13 @@ export const TERMINAL_SQL = TERMINAL_STATE_LIST.map((s) => `'${s}'`).join(", ");
 export const INT_PARAM = "CAST(? AS INTEGER)";
 export const TEXT_PARAM = "CAST(? AS TEXT)";
 
+/**
+ * A task's owner (the API key it was created under, when the router authenticates), as SQL. It stays in the
+ * task's JSON, where every layout has it, and the owner index is on this very expression (SQLite uses an
+ * expression index only for a query that writes it the same way).
+ */
+export const OWNER_SQL = "json_extract(json, '$.owner')";
+
 /** The layout this router reads and writes. */
 export const SCHEMA_VERSION = 1;
 
@@ -45,6 +52,7 @@ CREATE INDEX IF NOT EXISTS tasks_context ON tasks (context_id, updated_at);
 CREATE INDEX IF NOT EXISTS tasks_agent ON tasks (agent_id, updated_at);
 CREATE INDEX IF NOT EXISTS tasks_state ON tasks (state, updated_at);
 CREATE INDEX IF NOT EXISTS tasks_unfinished ON tasks (updated_at) WHERE state NOT IN (${TERMINAL_SQL});
+CREATE INDEX IF NOT EXISTS tasks_owner ON tasks (${OWNER_SQL}, updated_at) WHERE ${OWNER_SQL} IS NOT NULL;
 CREATE TABLE IF NOT EXISTS push_configs (
   task_id TEXT NOT NULL, config_id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_id, config_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memories (
@@ -84,10 +92,13 @@ export function migrate(db: Database.Database): void {
     if (version > SCHEMA_VERSION) {
       throw new Error(`it holds store layout ${version}, written by a newer a2a-router; this one reads layout ${SCHEMA_VERSION}`);
     }
-    if (version === SCHEMA_VERSION) return;
-    const hasTasks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'").get() !== undefined;
-    db.exec(hasTasks ? FROM_VERSION_0 : TABLES);
+    if (version < SCHEMA_VERSION) {
+      const hasTasks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'").get() !== undefined;
+      db.exec(hasTasks ? FROM_VERSION_0 : TABLES);
+    }
+    // Every open: an index added since the file was made (tasks_owner) is built once. An index needs no new
+    // layout, as an earlier router writing the file keeps it up to date (SQLite does, for every index it holds).
     db.exec(INDEXES_AND_THE_REST);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

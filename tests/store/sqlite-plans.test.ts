@@ -1,7 +1,8 @@
 /**
  * How SQLite runs the store's busiest statements, read from `EXPLAIN QUERY PLAN` on a real store file: each
  * searches its index, including those whose parameters are hidden from the planner (INT_PARAM / TEXT_PARAM),
- * and recovery reads only the unfinished tasks' index, not every task ever stored.
+ * recovery reads only the unfinished tasks' index, not every task ever stored, and a key's listing only its
+ * own tasks' index.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import Database from "better-sqlite3";
 import { SqliteStore } from "../../router/store/index.js";
-import { READ_SQL } from "../../router/store/sqlite-queries.js";
+import { countTasksSql, listTasksSql, READ_SQL } from "../../router/store/sqlite-queries.js";
 import { LAST_SEQ_SQL } from "../../router/store/sqlite-tables.js";
 import { makeEvent, makeTask } from "../store.contract.js";
 
@@ -28,9 +29,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The plan's steps, one line each, with every parameter bound to 1. */
+/** The plan's steps, one line each, with every parameter (positional or named) bound to 1. */
 function plan(sql: string): string[] {
-  const params = Array.from(sql.matchAll(/\?/g), () => 1);
+  const named = Object.fromEntries(Array.from(sql.matchAll(/@(\w+)/g), (m) => [m[1], 1]));
+  const params = Object.keys(named).length > 0 ? [named] : Array.from(sql.matchAll(/\?/g), () => 1);
   return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
 }
 
@@ -50,4 +52,36 @@ test.each([
 
 test("recovery reads the unfinished tasks' partial index, not every task", () => {
   expect(plan(READ_SQL.unfinished)[0]).toBe("SCAN tasks USING INDEX tasks_unfinished");
+});
+
+test("a key's tasks are listed and counted from the owner index, not by reading every task's JSON", () => {
+  expect(plan(listTasksSql(["owner"]))[0]).toBe("SEARCH tasks USING INDEX tasks_owner (<expr>=?)");
+  expect(plan(listTasksSql(["owner", "before"]))[0]).toMatch(/^SEARCH tasks USING INDEX tasks_owner \(<expr>=\? AND updated_at<\?\)$/);
+  expect(plan(countTasksSql(["owner"]))).toEqual(["SEARCH tasks USING COVERING INDEX tasks_owner (<expr>=?)"]);
+  // A conversation's tasks are few: with a context among the filters, its index goes first.
+  expect(plan(listTasksSql(["contextId", "owner"]))[0]).toBe("SEARCH tasks USING INDEX tasks_context (context_id=?)");
+});
+
+test("a store file made before the owner index gets it when opened, and keeps its layout", async () => {
+  const path = join(dir, "without-owner-index.db");
+  const before = await SqliteStore.open(path);
+  await before.commit({ tasks: [makeTask("mine", { owner: "key-a" }), makeTask("theirs", { owner: "key-b" })], events: [] });
+  await before.close();
+  const file = new Database(path);
+  file.exec("DROP INDEX tasks_owner");
+  const layout = file.pragma("user_version", { simple: true });
+  file.close();
+  const store = await SqliteStore.open(path);
+  try {
+    expect((await store.listTasks({ owner: "key-a", limit: 10 })).map((t) => t.id)).toEqual(["mine"]);
+  } finally {
+    await store.close();
+  }
+  const after = new Database(path, { readonly: true });
+  try {
+    expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = 'tasks_owner'").get()).toEqual({ name: "tasks_owner" });
+    expect(after.pragma("user_version", { simple: true })).toBe(layout);
+  } finally {
+    after.close();
+  }
 });
