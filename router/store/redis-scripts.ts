@@ -5,7 +5,7 @@
  */
 
 /** ARGV entries per task in COMMIT_LUA. */
-const TASK_FIELDS = 9;
+const TASK_FIELDS = 10;
 
 /** Event jsons per RPUSH inside COMMIT_LUA: Lua's unpack() fails beyond a few thousand values. */
 const PUSH_SLICE = 1000;
@@ -18,15 +18,16 @@ const PUSH_SLICE = 1000;
  * skipped (a batch resent after a reconnect, or retried by the commit queue, lands once), seq = length + 1 is
  * appended, anything further fails the whole script with the message `continuesLog` (common.ts) uses, as
  * does the start of a log whose task is neither in the batch nor stored (`eventWithoutTask`). Then per
- * task: store the JSON, index it by updatedAt in `tasks` and in its context, agent and state sets, and drop it
- * from the sets it left (`taskmeta` remembers where each task is indexed), so every index holds exactly its
- * matching tasks and countTasks is a ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless.
+ * task: store the JSON, index it by updatedAt in `tasks` and in its context, agent, state and (when it has one)
+ * owner sets, and drop it from the sets it left (`taskmeta` remembers where each task is indexed; an entry an
+ * earlier router wrote names no owner), so every index holds exactly its matching tasks and countTasks is a
+ * ZCARD / ZINTERCARD; tasks are upserts, so running them twice is harmless.
  * A fenced write whose task's turn ended drops the lease in the same step. Then append, and announce each
  * append on the task's log channel (cluster mode) so other routers' streams wake up.
  * Keys are built from the prefix inside the script (a standalone Redis, like the MULTI it replaces).
  * ARGV: prefix, task count, the instance lease key prefix, "1" to announce appends, per task
  * (id, ms, contextId, agentId, state, "1" if unfinished else "0", json, lease token or "", "1" if its turn
- * ended), then per log (taskId, event count, the events' seqs, the events' jsons). Returns the fenced ids.
+ * ended, owner or ""), then per log (taskId, event count, the events' seqs, the events' jsons). Returns the fenced ids.
  */
 export const COMMIT_LUA = `
 local p = ARGV[1]
@@ -71,15 +72,16 @@ while i <= #ARGV do
 end
 i = 5
 for _ = 1, n do
-  local id, ms, ctx, agent, state = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local id, ms, ctx, agent, state, owner = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 9]
   if not fenced[id] then
-    local meta = cjson.encode({ctx, agent, state})
+    local meta = cjson.encode({ctx, agent, state, owner})
     local old = redis.call('HGET', p .. 'taskmeta', id)
     if old and old ~= meta then
       local o = cjson.decode(old)
       if o[1] ~= ctx then redis.call('ZREM', p .. 'tasks:ctx:' .. o[1], id) end
       if o[2] ~= agent then redis.call('ZREM', p .. 'tasks:agent:' .. o[2], id) end
       if o[3] ~= state then redis.call('ZREM', p .. 'tasks:state:' .. o[3], id) end
+      if o[4] and o[4] ~= '' and o[4] ~= owner then redis.call('ZREM', p .. 'tasks:owner:' .. o[4], id) end
     end
     redis.call('HSET', p .. 'taskmeta', id, meta)
     redis.call('SET', p .. 'task:' .. id, ARGV[i + 6])
@@ -87,6 +89,7 @@ for _ = 1, n do
     redis.call('ZADD', p .. 'tasks:ctx:' .. ctx, ms, id)
     redis.call('ZADD', p .. 'tasks:agent:' .. agent, ms, id)
     redis.call('ZADD', p .. 'tasks:state:' .. state, ms, id)
+    if owner ~= '' then redis.call('ZADD', p .. 'tasks:owner:' .. owner, ms, id) end
     if ARGV[i + 5] == '1' then redis.call('SADD', p .. 'unfinished', id)
     else redis.call('SREM', p .. 'unfinished', id) end
     if ARGV[i + 7] ~= '' and ARGV[i + 8] == '1' then redis.call('HDEL', turns, id) end

@@ -55,8 +55,9 @@ const LIST_CHUNK = 200;
  * A TaskStore in Redis (ioredis). `new RedisStore(url, { prefix })`; `redis://` and `rediss://` URLs.
  *
  * Layout under the prefix: `task:<id>` JSON string; `tasks` sorted set by updatedAt (ms), plus
- * `tasks:ctx:<contextId>`, `tasks:agent:<agentId>` and `tasks:state:<state>` for the filters, and `taskmeta`
- * hash (id -> where the task is indexed); `unfinished` set of task ids; `events:<taskId>` list where seq n is
+ * `tasks:ctx:<contextId>`, `tasks:agent:<agentId>`, `tasks:state:<state>` and `tasks:owner:<owner>` for the
+ * filters (the owner sets once `tasks:owner-indexed` says the tasks of earlier routers are in them too), and
+ * `taskmeta` hash (id -> where the task is indexed); `unfinished` set of task ids; `events:<taskId>` list where seq n is
  * index n-1 (readEvents is one LRANGE); `push:<taskId>` hash by config id; `memories` hash by id and
  * `room:<roomId>` sorted set by createdAt. Needs Redis 7 or newer (countTasks uses ZINTERCARD).
  *
@@ -93,6 +94,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   #exclusive: boolean;
   #fence: CommitFence | undefined;
   #clusterKeys: ClusterKeys;
+  /** Every task with an owner is in its owner's set (`connect()` made sure): listings by owner read that set. */
+  #ownersIndexed = false;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const opts = { ...DEFAULTS, ...options };
@@ -155,6 +158,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
       });
     }
     if (this.#exclusive) await this.#takeOwnership();
+    await this.#indexOwners();
   }
 
   /** The keys routers sharing this store coordinate with (router/cluster). */
@@ -178,7 +182,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
       const ms = String(timeMs("updatedAt", t.updatedAt));
       const token = fence?.token(t.id) ?? "";
       const ended = TURN_END_STATES.has(t.status.state) ? "1" : "0";
-      argv.push(t.id, ms, t.contextId, t.agentId, t.status.state, isUnfinished(t) ? "1" : "0", JSON.stringify(t), token, ended);
+      argv.push(t.id, ms, t.contextId, t.agentId, t.status.state, isUnfinished(t) ? "1" : "0", JSON.stringify(t), token, ended, t.owner ?? "");
     }
     const logs = new Map<string, { seqs: string[]; jsons: string[] }>();
     for (const e of batch.events) {
@@ -245,7 +249,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
    */
   async countTasks(filter: ListTasksFilter): Promise<number> {
     const indexes = this.#filterIndexes(filter);
-    if (filter.statusSinceMs !== undefined || filter.owner !== undefined) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
+    const byReading = filter.statusSinceMs !== undefined || (filter.owner !== undefined && !this.#ownersIndexed);
+    if (byReading) return this.#countByReading(indexes[0] ?? this.#key("tasks"), filter);
     if (indexes.length === 0) return this.#redis.zcard(this.#key("tasks"));
     if (indexes.length === 1) return this.#redis.zcard(indexes[0]);
     return this.#redis.zintercard(indexes.length, ...indexes);
@@ -328,6 +333,33 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     }
   }
 
+  /**
+   * Puts the tasks routers before the owner sets stored into them, once per store (`tasks:owner-indexed` marks
+   * it done). Safe beside routers committing: ZADD GT keeps a newer score a commit wrote, and ZSCAN returns every
+   * task present throughout (a task's owner never changes). A task an earlier router commits meanwhile, or later,
+   * is in no owner set: the routers of one store are upgraded together.
+   */
+  async #indexOwners(): Promise<void> {
+    const done = this.#key("tasks:owner-indexed");
+    if ((await this.#redis.exists(done)) === 0) {
+      let cursor = "0";
+      do {
+        const [next, flat] = await this.#redis.zscan(this.#key("tasks"), cursor, "COUNT", LIST_CHUNK);
+        const scores = new Map<string, string>();
+        for (let i = 0; i < flat.length; i += 2) scores.set(flat[i]!, flat[i + 1]!);
+        const adds = this.#redis.pipeline();
+        for (const t of await this.#getTasks([...scores.keys()])) {
+          if (t.owner !== undefined) adds.zadd(this.#key("tasks:owner", t.owner), "GT", scores.get(t.id)!, t.id);
+        }
+        const failed = adds.length > 0 ? (await adds.exec())?.find(([err]) => err) : undefined;
+        if (failed) throw failed[0];
+        cursor = next;
+      } while (cursor !== "0");
+      await this.#redis.set(done, "1");
+    }
+    this.#ownersIndexed = true;
+  }
+
   /** Counts the tasks of `index` that pass `filter`, reading them in chunks (for filters no index holds). */
   async #countByReading(index: string, filter: ListTasksFilter): Promise<number> {
     let n = 0;
@@ -342,6 +374,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   #filterIndexes(filter: ListTasksFilter): string[] {
     const out: string[] = [];
     if (filter.contextId !== undefined) out.push(this.#key("tasks:ctx", filter.contextId));
+    if (filter.owner !== undefined && this.#ownersIndexed) out.push(this.#key("tasks:owner", filter.owner));
     if (filter.agentId !== undefined) out.push(this.#key("tasks:agent", filter.agentId));
     if (filter.state !== undefined) out.push(this.#key("tasks:state", filter.state));
     return out;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, describe, expect, test } from "@jest/globals";
+import { afterAll, describe, expect, jest, test } from "@jest/globals";
 import { Redis } from "ioredis";
 import { RedisStore, type RedisStoreOptions } from "../../router/store/index.js";
 import { redactUrl } from "../../router/store/redis-store.js";
-import { makeEvent, makeTask, runStoreContract } from "../store.contract.js";
+import { at, makeEvent, makeTask, range, runStoreContract } from "../store.contract.js";
 
 const URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /** Unique per run; every store of this file lives under it and is deleted afterwards. */
@@ -92,6 +92,32 @@ describe("RedisStore", () => {
 
   test("close without ever connecting opens nothing", async () => {
     await new RedisStore(URL, { prefix: `${RUN}idle:` }).close();
+  });
+
+  test("a key's tasks stored before the owner sets are put in them at connect; its listing then reads only them", async () => {
+    const prefix = `${RUN}owners:`;
+    const first = await connected(prefix);
+    const tasks = range(1, 600).map((i) => makeTask(`t${i}`, { owner: i % 200 === 0 ? "key-a" : "key-b", updatedAt: at(i) }));
+    await first.commit({ tasks, events: [] });
+    await first.close();
+    // What a router before the owner sets left behind: none of them, no mark, taskmeta naming no owner.
+    await redis.del(`${prefix}tasks:owner:key-a`, `${prefix}tasks:owner:key-b`, `${prefix}tasks:owner-indexed`);
+    await redis.hset(`${prefix}taskmeta`, Object.fromEntries(tasks.map((t) => [t.id, JSON.stringify([t.contextId, t.agentId, t.status.state])])));
+    const store = await connected(prefix);
+    const mget = jest.spyOn(Redis.prototype, "mget");
+    try {
+      expect((await store.listTasks({ owner: "key-a", limit: 10 })).map((t) => t.id)).toEqual(["t600", "t400", "t200"]);
+      expect(await store.countTasks({ owner: "key-a" })).toBe(3);
+      expect(await store.countTasks({ owner: "key-b", state: "working" })).toBe(597);
+      // One round trip for the key's own three tasks; not the 600 the listing read before the sets.
+      expect(mget.mock.calls.map(([keys]) => (keys as unknown as string[]).length)).toEqual([3]);
+      // A task of the old layout committed again lands in its owner's set once.
+      await store.commit({ tasks: [makeTask("t200", { owner: "key-a", status: { state: "completed" }, updatedAt: at(700) })], events: [] });
+      expect(await redis.zrange(`${prefix}tasks:owner:key-a`, "0", "-1")).toEqual(["t400", "t600", "t200"]);
+    } finally {
+      mget.mockRestore();
+      await store.close();
+    }
   });
 
   describe("fenced commits (routers sharing a store)", () => {
