@@ -5,6 +5,7 @@ import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js
 import { TURN_END_STATES } from "../core/model.js";
 import type { CommitBatch, CommitResult, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { RedisOwnerKey } from "./redis-owner.js";
+import { fillOwnerSets } from "./redis-owner-sets.js";
 import { ADD_MEMORY_LUA, COMMIT_LUA, type CommitScript } from "./redis-scripts.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { silentLogger } from "../observability/logger.js";
@@ -158,7 +159,13 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
       });
     }
     if (this.#exclusive) await this.#takeOwnership();
-    await this.#indexOwners();
+    try {
+      await fillOwnerSets(this.#redis, this.prefix, LIST_CHUNK);
+    } catch (err) {
+      await this.close();
+      throw new Error(`cannot index the task owners of Redis at ${redactUrl(this.url)}: ${(err as Error).message}`, { cause: err });
+    }
+    this.#ownersIndexed = true;
   }
 
   /** The keys routers sharing this store coordinate with (router/cluster). */
@@ -331,33 +338,6 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
           `it frees itself ${this.#ownerTtlMs / 1000} s after that router stops`,
       );
     }
-  }
-
-  /**
-   * Puts the tasks routers before the owner sets stored into them, once per store (`tasks:owner-indexed` marks
-   * it done). Safe beside routers committing: ZADD GT keeps a newer score a commit wrote, and ZSCAN returns every
-   * task present throughout (a task's owner never changes). A task an earlier router commits meanwhile, or later,
-   * is in no owner set: the routers of one store are upgraded together.
-   */
-  async #indexOwners(): Promise<void> {
-    const done = this.#key("tasks:owner-indexed");
-    if ((await this.#redis.exists(done)) === 0) {
-      let cursor = "0";
-      do {
-        const [next, flat] = await this.#redis.zscan(this.#key("tasks"), cursor, "COUNT", LIST_CHUNK);
-        const scores = new Map<string, string>();
-        for (let i = 0; i < flat.length; i += 2) scores.set(flat[i]!, flat[i + 1]!);
-        const adds = this.#redis.pipeline();
-        for (const t of await this.#getTasks([...scores.keys()])) {
-          if (t.owner !== undefined) adds.zadd(this.#key("tasks:owner", t.owner), "GT", scores.get(t.id)!, t.id);
-        }
-        const failed = adds.length > 0 ? (await adds.exec())?.find(([err]) => err) : undefined;
-        if (failed) throw failed[0];
-        cursor = next;
-      } while (cursor !== "0");
-      await this.#redis.set(done, "1");
-    }
-    this.#ownersIndexed = true;
   }
 
   /** Counts the tasks of `index` that pass `filter`, reading them in chunks (for filters no index holds). */

@@ -120,6 +120,17 @@ describe("RedisStore", () => {
     }
   });
 
+  test("a task that is not JSON stops connect() with one line naming its key, before the store is used", async () => {
+    const prefix = `${RUN}owners-bad:`;
+    await redis.zadd(`${prefix}tasks`, 1, "broken");
+    await redis.set(`${prefix}task:broken`, "{not json");
+    const store = new RedisStore(URL, { prefix });
+    await expect(store.connect()).rejects.toThrow(
+      `cannot index the task owners of Redis at ${redactUrl(URL)}: task:broken does not hold a task's JSON`,
+    );
+    expect(await redis.exists(`${prefix}tasks:owner-indexed`, `${prefix}owner`)).toBe(0);
+  });
+
   describe("fenced commits (routers sharing a store)", () => {
     test("a task's writes land only under its current turn lease, held by a live instance; the rest is reported", async () => {
       const prefix = `${RUN}fence:`;
