@@ -11,28 +11,29 @@ const FILLED = "tasks:owner-indexed";
 
 /**
  * Puts the tasks routers before the owner sets stored into them, once per store (FILLED marks it done), `chunk`
- * tasks per round trip. Safe beside routers committing: ZADD GT keeps a newer score a commit wrote, and ZSCAN
- * returns every task present throughout (a task's owner never changes). A task a router of an earlier version
- * commits meanwhile, or later, is in no owner set: the routers of one store are upgraded together.
+ * tasks per round trip; `key` makes the store's key names (RedisStore's, prefix included). Safe beside routers
+ * committing: ZADD GT keeps a newer score a commit wrote, and ZSCAN returns every task present throughout (a
+ * task's owner never changes). A task a router of an earlier version commits meanwhile, or later, is in no owner
+ * set: the routers of one store are upgraded together.
  */
-export async function fillOwnerSets(redis: Redis, prefix: string, chunk: number): Promise<void> {
-  if ((await redis.exists(prefix + FILLED)) === 1) return;
+export async function fillOwnerSets(redis: Redis, key: (...parts: string[]) => string, chunk: number): Promise<void> {
+  if ((await redis.exists(key(FILLED))) === 1) return;
   let cursor = "0";
   do {
-    const [next, flat] = await redis.zscan(`${prefix}tasks`, cursor, "COUNT", chunk);
-    const scores = new Map<string, string>();
-    for (let i = 0; i < flat.length; i += 2) scores.set(flat[i]!, flat[i + 1]!);
-    const jsons = scores.size > 0 ? await redis.mget([...scores.keys()].map((id) => `${prefix}task:${id}`)) : [];
+    const [next, flat] = await redis.zscan(key("tasks"), cursor, "COUNT", chunk);
+    // ZSCAN answers member, score, member, score...
+    const ids = flat.filter((_, i) => i % 2 === 0);
+    const jsons = ids.length > 0 ? await redis.mget(ids.map((id) => key("task", id))) : [];
     const adds = redis.pipeline();
-    for (const [i, json] of jsons.entries()) {
-      const task = json === null ? undefined : parseTask(json, [...scores.keys()][i]!);
-      if (task?.owner !== undefined) adds.zadd(`${prefix}tasks:owner:${task.owner}`, "GT", scores.get(task.id)!, task.id);
-    }
+    jsons.forEach((json, i) => {
+      const owner = json === null ? undefined : parseTask(json, ids[i]!).owner;
+      if (owner !== undefined) adds.zadd(key("tasks:owner", owner), "GT", flat[2 * i + 1]!, ids[i]!);
+    });
     const failed = adds.length > 0 ? (await adds.exec())?.find(([err]) => err) : undefined;
     if (failed) throw failed[0];
     cursor = next;
   } while (cursor !== "0");
-  await redis.set(prefix + FILLED, "1");
+  await redis.set(key(FILLED), "1");
 }
 
 function parseTask(json: string, id: string): Task {

@@ -160,7 +160,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     }
     if (this.#exclusive) await this.#takeOwnership();
     try {
-      await fillOwnerSets(this.#redis, this.prefix, LIST_CHUNK);
+      await fillOwnerSets(this.#redis, (...parts) => this.#key(...parts), LIST_CHUNK);
     } catch (err) {
       await this.close();
       throw new Error(`cannot index the task owners of Redis at ${redactUrl(this.url)}: ${(err as Error).message}`, { cause: err });
