@@ -4,7 +4,7 @@ import type { RawData, WebSocket } from "ws";
 import { failure, success, type RpcId } from "../router/rpc/envelope.js";
 import { RpcError, toRpcError } from "../router/rpc/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
-import { IngestRate } from "./ingest-rate.js";
+import { IngestRate, type Senders } from "./ingest-rate.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
 
 /** Timing of one connection's liveness checks, and the rate it may send at. */
@@ -15,7 +15,17 @@ export interface LivenessOptions {
   registerTimeoutMs: number;
   /** Bytes per second the agent may send (`limits.hubBytesPerSecond`); absent or 0: unlimited. */
   bytesPerSecond?: number;
+  /**
+   * Bytes per second the agent may send while another agent connection is sending too
+   * (`limits.hubSharedBytesPerSecond`, told apart by `senders`); absent or 0: no such limit.
+   */
+  sharedBytesPerSecond?: number;
+  /** The hub's record of who is sending, shared by all its connections. */
+  senders?: Senders;
 }
+
+/** A shared rate lets a connection send this many seconds' worth at once: a flood's burst, when another agent starts sending, stays short. */
+const SHARED_BURST_SECONDS = 0.1;
 
 /** Unstored update bytes at which an agent's socket is paused, and resumed. */
 const FLOW_HIGH_BYTES = 256 * 1024;
@@ -26,7 +36,12 @@ export interface ConnectionEvents {
   frame(conn: HubConnection, data: RawData, isBinary: boolean): void;
   /** The connection is gone; `agentLeft`: the agent closed it on purpose (a close frame of its own). */
   dropped(conn: HubConnection, why: string, agentLeft: boolean): void;
+  /** The socket rests for going past a rate: its own (`limits.hubBytesPerSecond`) or the shared one. */
+  rested(conn: HubConnection, limit: RateLimit): void;
 }
+
+/** Which rate a resting agent went past. */
+export type RateLimit = "own" | "shared";
 
 /**
  * One agent socket and its liveness: ws-level pings, the silence timeout, the registration deadline, and
@@ -50,6 +65,7 @@ export class HubConnection {
   /** Not read: it sent more than its rate allows, until this timer fires. */
   #resting: NodeJS.Timeout | undefined;
   #rate: IngestRate | undefined;
+  #sharedRate: IngestRate | undefined;
   /**
    * Frames read before a rest stopped the socket (libuv reads on while data keeps coming, and ws hands over
    * every frame of what was read at once): they are taken at the rate too, in order, when the rest ends.
@@ -67,6 +83,7 @@ export class HubConnection {
     readonly address?: string,
   ) {
     if (options.bytesPerSecond) this.#rate = new IngestRate(options.bytesPerSecond);
+    if (options.sharedBytesPerSecond && options.senders) this.#sharedRate = new IngestRate(options.sharedBytesPerSecond, SHARED_BURST_SECONDS);
   }
 
   /** Starts listening and the liveness clocks. */
@@ -172,9 +189,20 @@ export class HubConnection {
   /** Hands a frame on, within the agent's rate: past it, the socket rests and later frames wait for it. */
   #receive(data: RawData, isBinary: boolean): void {
     if (this.#resting) return void this.#deferred.push([data, isBinary]);
-    const rest = this.#rate?.take(frameBytes(data)) ?? 0;
-    if (rest > 0) this.#rest(rest);
+    if (this.#rate || this.#sharedRate) this.#takeRate(frameBytes(data));
     this.events.frame(this, data, isBinary);
+  }
+
+  /** Draws a frame of `bytes` from the agent's rates, and rests the socket past one of them. */
+  #takeRate(bytes: number): void {
+    const now = performance.now();
+    const own = this.#rate?.take(bytes, now) ?? 0;
+    // The shared bucket is drawn on only while shared: an agent alone sends at whatever rate its own limit allows.
+    // Only registered agents count as sending, so a socket that never registers cannot hold the others back.
+    const shared = this.#sharedRate && this.agent && this.options.senders!.sent(this.id, now) ? this.#sharedRate.take(bytes, now) : 0;
+    if (own <= 0 && shared <= 0) return;
+    this.#rest(Math.max(own, shared));
+    this.events.rested(this, shared > own ? "shared" : "own");
   }
 
   /** Stops reading the socket for `ms` (the agent went past its rate). */
@@ -226,6 +254,7 @@ export class HubConnection {
     clearTimeout(this.#resting);
     this.#deferred = [];
     clearInterval(this.#pinger);
+    this.options.senders?.forget(this.id);
     this.events.dropped(this, why, agentLeft);
   }
 }

@@ -6,9 +6,10 @@ import type { AgentRegistry } from "../router/agents/registry.js";
 import { failure, type RpcId } from "../router/rpc/envelope.js";
 import { RpcError } from "../router/rpc/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
-import { frameBytes, HubConnection } from "./connection.js";
+import { frameBytes, HubConnection, type RateLimit } from "./connection.js";
 import { checkParams, isAnswer, readFrame } from "./frames.js";
 import { HubAgentConnector } from "./hub-agent-connector.js";
+import { Senders } from "./ingest-rate.js";
 import { normalizeOrigin, originAllowed } from "./origin.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
 import { Registrations, type HubCluster } from "./registration.js";
@@ -28,6 +29,13 @@ export interface HubOptions {
   registerTimeoutMs?: number;
   /** Bytes per second one agent connection may send (`limits.hubBytesPerSecond`); absent or 0: unlimited. */
   bytesPerSecond?: number;
+  /**
+   * Bytes per second one agent connection may send while another is sending too
+   * (`limits.hubSharedBytesPerSecond`); absent or 0: no such limit.
+   */
+  sharedBytesPerSecond?: number;
+  /** An agent's socket rests for going past one of those rates (the router counts them: a metric). */
+  onRest?: (limit: RateLimit) => void;
   /** An agent that drops keeps its tasks in flight this long, for its reconnect. Default 2000. */
   resumeGraceMs?: number;
   /** Browser origins that may open the hub besides the router's own (`cors.origins` + `hub.allowedOrigins`). */
@@ -61,6 +69,8 @@ export class AgentHub {
   #wss: WebSocketServer;
   #registrations: Registrations;
   #connections = new Set<HubConnection>();
+  /** Who is sending: the shared rate applies to a connection only while another one sends too. */
+  #senders = new Senders();
   #origins: ReadonlySet<string>;
 
   constructor(options: HubOptions) {
@@ -125,10 +135,12 @@ export class AgentHub {
   }
 
   #accept(ws: WebSocket, token: string | undefined, address: string | undefined): void {
-    const { timeoutMs, registerTimeoutMs, bytesPerSecond, logger } = this.#opts;
-    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond }, {
+    const { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, logger } = this.#opts;
+    const senders = this.#senders;
+    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, senders }, {
       frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
       dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
+      rested: (c, limit) => this.#opts.onRest?.(limit),
     }, logger, address);
     this.#connections.add(conn);
     conn.start();

@@ -209,6 +209,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     timeoutMs: config.hub.timeoutMs,
     registerTimeoutMs: config.hub.registerTimeoutMs,
     bytesPerSecond: config.limits.hubBytesPerSecond,
+    sharedBytesPerSecond: config.limits.hubSharedBytesPerSecond,
+    onRest: (limit) => metrics.hubRests.inc({ limit }),
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
     loopbackBind: isLoopback(config.host),

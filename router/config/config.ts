@@ -40,6 +40,8 @@ export interface RouterConfig {
     authFailuresPerMinute: number;
     /** Bytes per second one hub agent connection may send; 0: unlimited. */
     hubBytesPerSecond: number;
+    /** Bytes per second one hub agent connection may send while another is sending too; 0: no such limit. */
+    hubSharedBytesPerSecond: number;
   };
   /** `public: true` serves /metrics without an API key when keys are configured. */
   metrics: { public: boolean };
@@ -87,7 +89,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   apiKeys: [],
   taskTimeoutMs: 600_000,
   heartbeatMs: 15_000,
-  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30, hubBytesPerSecond: 0 },
+  limits: { maxBodyBytes: 10_485_760, streamBufferBytes: 1_048_576, upstreamIdleMs: 300_000, commitRetryMs: 30_000, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30, hubBytesPerSecond: 0, hubSharedBytesPerSecond: 5 * 1024 * 1024 },
   metrics: { public: false },
   cors: { origins: [] },
   push: { allowPrivateUrls: false },

@@ -13,6 +13,7 @@ export class RouterMetrics implements EngineObserver {
   readonly turnSeconds: Histogram<"agent">;
   readonly eventsRelayed: Counter;
   readonly sseStreams: Gauge;
+  readonly hubRests: Counter<"limit">;
 
   constructor(live: { liveTasks(): number; streams(): number; bufferedEvents(): number; pendingCommits(): number; logFallbacks(): number; hubAgents(): number; hubAgentsPaused(): number }) {
     const registers = [this.registry];
@@ -22,6 +23,12 @@ export class RouterMetrics implements EngineObserver {
     this.turnSeconds = new Histogram({ name: "a2a_router_turn_duration_seconds", help: "Duration of task turns", labelNames: ["agent"], registers, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 600] });
     this.eventsRelayed = new Counter({ name: "a2a_router_events_total", help: "Task events committed to the log and relayed to streams", registers });
     this.sseStreams = new Gauge({ name: "a2a_router_sse_streams", help: "Open SSE streams", registers });
+    this.hubRests = new Counter({
+      name: "a2a_router_hub_rests_total",
+      help: "Times a hub agent's socket was not read for a while for sending past a rate, by limit (own: limits.hubBytesPerSecond; shared: limits.hubSharedBytesPerSecond, while another agent sends)",
+      labelNames: ["limit"],
+      registers,
+    });
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({ name, help, registers, collect() { this.set(read()); } });
     gauge("a2a_router_tasks_live", "Tasks with a turn in progress", live.liveTasks);
