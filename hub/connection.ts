@@ -24,7 +24,10 @@ export interface LivenessOptions {
   senders?: Senders;
 }
 
-/** A shared rate lets a connection send this many seconds' worth at once: a flood's burst, when another agent starts sending, stays short. */
+/**
+ * A shared rate lets a connection send this many seconds' worth at once: when another agent starts sending, a
+ * flood already under way gets only this far ahead.
+ */
 const SHARED_BURST_SECONDS = 0.1;
 
 /** Unstored update bytes at which an agent's socket is paused, and resumed. */

@@ -136,8 +136,7 @@ export class AgentHub {
 
   #accept(ws: WebSocket, token: string | undefined, address: string | undefined): void {
     const { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, logger } = this.#opts;
-    const senders = this.#senders;
-    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, senders }, {
+    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, senders: this.#senders }, {
       frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
       dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
       rested: (c, limit) => this.#opts.onRest?.(limit),

@@ -1,7 +1,7 @@
 /**
- * What one agent connection may send the hub per second. Two limits share this bucket:
- * `limits.hubBytesPerSecond`, always (a second's worth may come at once), and `limits.hubSharedBytesPerSecond`,
- * only while another agent connection is sending too (a tenth of a second's worth at once). A frame is always
+ * What one agent connection may send the hub per second: a token bucket. A connection has one for each limit set:
+ * `limits.hubBytesPerSecond`, drawn on always (a second's worth may come at once), and
+ * `limits.hubSharedBytesPerSecond`, drawn on only while another agent is sending too (a tenth of a second's worth). A frame is always
  * taken whole, however large; the bytes past the allowance are a debt, and the socket is not read until it is
  * paid back. Bounding one agent's share of the router's single event loop keeps a flooding agent from slowing
  * every other agent's streams (docs/benchmarks.md, tenth and twelfth passes).
