@@ -58,7 +58,10 @@ export class Senders {
     return now - otherAt <= SHARING_WINDOW_MS;
   }
 
-  /** Connection `id` is gone: it no longer shares the hub. */
+  /**
+   * Connection `id` is gone: it no longer shares the hub. A third sender, if any, is not known again until it
+   * sends its next frame (the hub may count as unshared until then): two entries are all this keeps.
+   */
   forget(id: string): void {
     if (this.#latest === id) {
       this.#latest = this.#before;
