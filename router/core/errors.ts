@@ -11,6 +11,12 @@ export type TaskErrorReason =
   | "invalid-params"
   | "unsupported-operation"
   | "push-not-supported"
+  | "version-not-supported"
+  | "invalid-agent-response"
+  | "method-not-found"
+  | "extended-card-not-configured"
+  | "content-type-not-supported"
+  | "unauthenticated"
   | "shutting-down"
   | "internal";
 
@@ -23,6 +29,12 @@ export const TASK_ERROR_REASONS: readonly TaskErrorReason[] = [
   "invalid-params",
   "unsupported-operation",
   "push-not-supported",
+  "version-not-supported",
+  "invalid-agent-response",
+  "method-not-found",
+  "extended-card-not-configured",
+  "content-type-not-supported",
+  "unauthenticated",
   "shutting-down",
   "internal",
 ];
@@ -64,6 +76,25 @@ export class TaskError extends Error {
   }
   static pushNotSupported(): TaskError {
     return new TaskError("push-not-supported", "Push Notification is not supported");
+  }
+  static versionNotSupported(version: string): TaskError {
+    return new TaskError("version-not-supported", `A2A version not supported: ${version}`, { version });
+  }
+  /** An agent answered with something its dialect does not allow; the detail never quotes the agent's text at length. */
+  static invalidAgentResponse(detail: string): TaskError {
+    return new TaskError("invalid-agent-response", `Invalid agent response: ${detail}`);
+  }
+  static methodNotFound(method: string): TaskError {
+    return new TaskError("method-not-found", `Method not found: ${method}`, { method });
+  }
+  static extendedCardNotConfigured(): TaskError {
+    return new TaskError("extended-card-not-configured", "Extended agent card is not configured");
+  }
+  static contentTypeNotSupported(detail: string): TaskError {
+    return new TaskError("content-type-not-supported", `Content type not supported: ${detail}`);
+  }
+  static unauthenticated(detail: string): TaskError {
+    return new TaskError("unauthenticated", detail);
   }
   static shuttingDown(): TaskError {
     return new TaskError("shutting-down", "Internal error: router is shutting down");

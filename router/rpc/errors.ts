@@ -102,6 +102,12 @@ export const REASON_CODES: Record<TaskErrorReason, RpcErrorCode> = {
   "invalid-params": RPC_ERROR_CODES.INVALID_PARAMS,
   "unsupported-operation": RPC_ERROR_CODES.UNSUPPORTED_OPERATION,
   "push-not-supported": RPC_ERROR_CODES.PUSH_NOT_SUPPORTED,
+  "version-not-supported": RPC_ERROR_CODES.VERSION_NOT_SUPPORTED,
+  "invalid-agent-response": RPC_ERROR_CODES.INVALID_AGENT_RESPONSE,
+  "method-not-found": RPC_ERROR_CODES.METHOD_NOT_FOUND,
+  "extended-card-not-configured": RPC_ERROR_CODES.EXTENDED_CARD_NOT_CONFIGURED,
+  "content-type-not-supported": RPC_ERROR_CODES.CONTENT_TYPE_NOT_SUPPORTED,
+  "unauthenticated": RPC_ERROR_CODES.INVALID_REQUEST,
   "shutting-down": RPC_ERROR_CODES.INTERNAL_ERROR,
   internal: RPC_ERROR_CODES.INTERNAL_ERROR,
 };

@@ -14,6 +14,12 @@ export const REASON_STATUS: Record<TaskErrorReason, number> = {
   "invalid-params": 400,
   "unsupported-operation": 400,
   "push-not-supported": 400,
+  "version-not-supported": 400,
+  "invalid-agent-response": 502,
+  "method-not-found": 404,
+  "extended-card-not-configured": 400,
+  "content-type-not-supported": 415,
+  unauthenticated: 401,
   "shutting-down": 503,
   internal: 500,
 };

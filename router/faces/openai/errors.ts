@@ -21,6 +21,12 @@ export const REASON_ERRORS: Record<TaskErrorReason, OpenAiError> = {
   "invalid-params": { status: 400, type: "invalid_request_error", code: "invalid_params" },
   "unsupported-operation": { status: 400, type: "invalid_request_error", code: "unsupported_operation" },
   "push-not-supported": { status: 400, type: "invalid_request_error", code: "push_not_supported" },
+  "version-not-supported": { status: 400, type: "invalid_request_error", code: "version_not_supported" },
+  "invalid-agent-response": { status: 502, type: "server_error", code: "invalid_agent_response" },
+  "method-not-found": { status: 404, type: "invalid_request_error", code: "not_found" },
+  "extended-card-not-configured": { status: 400, type: "invalid_request_error", code: "extended_card_not_configured" },
+  "content-type-not-supported": { status: 415, type: "invalid_request_error", code: "content_type_not_supported" },
+  unauthenticated: { status: 401, type: "authentication_error", code: "invalid_api_key" },
   "shutting-down": { status: 503, type: "server_error", code: "shutting_down" },
   internal: { status: 500, type: "server_error", code: "internal_error" },
 };
