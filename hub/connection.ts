@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
-import { failure, success, type RpcId } from "../router/rpc/envelope.js";
+import { failure, success, type RpcId } from "../router/jsonrpc/envelope.js";
 import { RpcError, toRpcError } from "../router/rpc/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { IngestRate, type Senders } from "./ingest-rate.js";

@@ -1,5 +1,5 @@
 import type { RawData } from "ws";
-import type { RpcId } from "../router/rpc/envelope.js";
+import type { RpcId } from "../router/jsonrpc/envelope.js";
 import { RpcError } from "../router/rpc/errors.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../router/schema/depth.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { AgentRegistry } from "../router/agents/registry.js";
-import { failure, type RpcId } from "../router/rpc/envelope.js";
+import { failure, type RpcId } from "../router/jsonrpc/envelope.js";
 import { RpcError } from "../router/rpc/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
 import { frameBytes, HubConnection, type RateLimit } from "./connection.js";

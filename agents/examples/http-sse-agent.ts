@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { RpcError } from "../../router/rpc/errors.js";
-import { failure, success, type RpcId } from "../../router/rpc/envelope.js";
+import { failure, success, type RpcId } from "../../router/jsonrpc/envelope.js";
 import { formatEvent, SSE_HEADERS } from "../../router/sse/format.js";
 import { closeOnSignals, isMain } from "./run-main.js";
 

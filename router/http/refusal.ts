@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { errorBody, REASON_ERRORS, REQUEST_ERRORS, type OpenAiError } from "../faces/openai/errors.js";
-import { failure } from "../rpc/envelope.js";
+import { failure } from "../jsonrpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 
 /** Why the HTTP edge refuses a request, before any face has read it. */

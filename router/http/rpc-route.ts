@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import type { StreamEvent } from "../core/model.js";
 import type { RouterMetrics } from "../observability/metrics.js";
-import { failure } from "../rpc/envelope.js";
+import { failure } from "../jsonrpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import type { MessageStream, StreamMessage } from "../rpc/stream-render.js";

@@ -6,7 +6,7 @@ import type { SchemaRegistry } from "../schema/validator.js";
 import type { TaskService } from "../service/task-service.js";
 import type { Caller, Scope } from "../service/scope.js";
 import { parseLastEventId } from "../sse/format.js";
-import { failure, success, type RpcId, type RpcResponse } from "./envelope.js";
+import { failure, success, type RpcId, type RpcResponse } from "../jsonrpc/envelope.js";
 import { RpcError, toRpcError } from "./errors.js";
 import { eventMessage, MessageStream, valueMessage, type StreamMessage } from "./stream-render.js";
 

@@ -1,12 +1,11 @@
 import { TaskError, type TaskErrorReason } from "../core/errors.js";
+import { JSONRPC_CODES, type RpcErrorBody } from "../jsonrpc/envelope.js";
+
+export type { RpcErrorBody };
 
 /** Every JSON-RPC error code the router uses. No code literal appears anywhere else. */
 export const RPC_ERROR_CODES = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
+  ...JSONRPC_CODES,
   TASK_NOT_FOUND: -32001,
   TASK_NOT_CANCELABLE: -32002,
   PUSH_NOT_SUPPORTED: -32003,
@@ -19,12 +18,6 @@ export const RPC_ERROR_CODES = {
 } as const;
 
 export type RpcErrorCode = (typeof RPC_ERROR_CODES)[keyof typeof RPC_ERROR_CODES];
-
-export interface RpcErrorBody {
-  code: number;
-  message: string;
-  data?: unknown;
-}
 
 /** A JSON-RPC error with the router's factories; `toJSON()` is the wire `error` member. */
 export class RpcError extends Error {

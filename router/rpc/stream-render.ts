@@ -2,8 +2,8 @@ import { memoForm, setMemoForm } from "../core/event-memo.js";
 import type { EventStream } from "../core/event-stream.js";
 import type { StreamEvent } from "../core/model.js";
 import type { Dialect, OutboundEvent } from "../dialects/index.js";
-import type { RpcId } from "./envelope.js";
-import { successFrame } from "./envelope.js";
+import type { RpcId } from "../jsonrpc/envelope.js";
+import { successFrame } from "../jsonrpc/envelope.js";
 
 /**
  * One message of a streaming JSON-RPC response: the serialized response object and, for logged events, the

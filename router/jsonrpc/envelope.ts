@@ -1,4 +1,23 @@
-import type { RpcErrorBody } from "./errors.js";
+/**
+ * JSON-RPC 2.0 itself, neutral: the envelopes and the protocol's own error codes. Both JSON-RPC speakers use it,
+ * the client face (router/rpc) and the hub (hub/, agents/sdk); neither A2A's codes nor any face lives here.
+ */
+
+/** The codes JSON-RPC 2.0 defines; A2A's own codes live with the JSON-RPC face's table (router/rpc/errors.ts). */
+export const JSONRPC_CODES = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+} as const;
+
+/** The wire `error` member. */
+export interface RpcErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 export type RpcId = string | number | null;
 
