@@ -73,7 +73,7 @@ export class Dispatcher {
       return json(failure(null, RpcError.invalidRequest("a request must be a JSON object").toJSON()));
     }
     const issue = this.#deps.schemas.check("jsonrpc", req);
-    if (issue) return json(failure(id, RpcError.invalidRequest(issue.message, issue.field).toJSON()));
+    if (issue) return json(failure(id, rpcErrorBody(RpcError.invalidRequest(issue.message, issue.field), errorDialect((req as { method?: unknown }).method, ctx.a2aVersion))));
     const { method, params = {} } = req as { method: string; params?: unknown };
     // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
     const isNotification = !Object.hasOwn(req, "id");

@@ -163,6 +163,13 @@ describe("over the wire", () => {
     expect(v03.error).toEqual({ code: C.METHOD_NOT_FOUND, message: "Method not found: Explode", data: { method: "Explode" } });
   });
 
+  test("a v1.0 request that is not a valid envelope: -32600 with its facts in v1.0's array; v0.3's keeps the object", async () => {
+    const v10 = await post(router.url + "/rpc", JSON.stringify({ jsonrpc: "1.0", id: 1, method: "GetTask", params: { id: "x" } }));
+    expect(v10.body.error).toMatchObject({ code: C.INVALID_REQUEST, data: [{ "@type": STRUCT, value: { field: "jsonrpc" } }] });
+    const v03 = await post(router.url + "/rpc", JSON.stringify({ jsonrpc: "1.0", id: 1, method: "tasks/get", params: { id: "x" } }));
+    expect(v03.body.error).toMatchObject({ code: C.INVALID_REQUEST, data: { field: "jsonrpc" } });
+  });
+
   test("the JSON-RPC face's own parse error is unchanged", async () => {
     const r = await post(router.url + "/rpc", "{not json", { "A2A-Version": "1.0" });
     expect(r.body.error).toEqual({ code: C.PARSE_ERROR, message: "Parse error: the body is not valid JSON" });
