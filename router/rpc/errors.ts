@@ -48,8 +48,8 @@ export class RpcError extends Error {
   static invalidRequest(detail: string, field?: string): RpcError {
     return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, `Invalid request: ${detail}`, field ? { field } : undefined);
   }
-  // The hub speaks JSON-RPC 2.0 to its agents and raises the protocol's own method and params errors on
-  // their frames; A2A's client face raises TaskErrors for the same meanings.
+  // JSON-RPC 2.0's own method, params and internal errors, for the hub's frames (it speaks JSON-RPC to its
+  // agents) until its wire module has its own; the A2A client face raises TaskErrors for these meanings.
   static methodNotFound(method: string): RpcError {
     return new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
   }
