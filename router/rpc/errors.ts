@@ -37,9 +37,7 @@ export class RpcError extends Error {
   }
 
   toJSON(): RpcErrorBody {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
   static parse(detail: string): RpcError {

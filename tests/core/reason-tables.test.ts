@@ -25,14 +25,44 @@ interface Row {
 
 const ROWS: Record<TaskErrorReason, Row> = {
   "task-not-found": { rpc: C.TASK_NOT_FOUND, a2a: "TASK_NOT_FOUND", rest: [404, "NOT_FOUND"], openAi: [404, "task_not_found"], aiSdk: 404 },
-  "task-not-cancelable": { rpc: C.TASK_NOT_CANCELABLE, a2a: "TASK_NOT_CANCELABLE", rest: [400, "FAILED_PRECONDITION"], openAi: [409, "task_not_cancelable"], aiSdk: 409 },
+  "task-not-cancelable": {
+    rpc: C.TASK_NOT_CANCELABLE,
+    a2a: "TASK_NOT_CANCELABLE",
+    rest: [400, "FAILED_PRECONDITION"],
+    openAi: [409, "task_not_cancelable"],
+    aiSdk: 409,
+  },
   "unknown-agent": { rpc: C.INVALID_PARAMS, a2a: "INVALID_PARAMS", rest: [400, "INVALID_ARGUMENT"], openAi: [404, "model_not_found"], aiSdk: 404 },
   "agent-unavailable": { rpc: C.AGENT_UNAVAILABLE, a2a: null, rest: [503, "UNAVAILABLE"], openAi: [503, "agent_unavailable"], aiSdk: 503 },
   "invalid-params": { rpc: C.INVALID_PARAMS, a2a: "INVALID_PARAMS", rest: [400, "INVALID_ARGUMENT"], openAi: [400, "invalid_params"], aiSdk: 400 },
-  "unsupported-operation": { rpc: C.UNSUPPORTED_OPERATION, a2a: "UNSUPPORTED_OPERATION", rest: [400, "FAILED_PRECONDITION"], openAi: [400, "unsupported_operation"], aiSdk: 400 },
-  "push-not-supported": { rpc: C.PUSH_NOT_SUPPORTED, a2a: "PUSH_NOTIFICATION_NOT_SUPPORTED", rest: [400, "FAILED_PRECONDITION"], openAi: [400, "push_not_supported"], aiSdk: 400 },
-  "version-not-supported": { rpc: C.VERSION_NOT_SUPPORTED, a2a: "VERSION_NOT_SUPPORTED", rest: [400, "FAILED_PRECONDITION"], openAi: [400, "version_not_supported"], aiSdk: 400 },
-  "invalid-agent-response": { rpc: C.INVALID_AGENT_RESPONSE, a2a: "INVALID_AGENT_RESPONSE", rest: [500, "INTERNAL"], openAi: [502, "invalid_agent_response"], aiSdk: 502 },
+  "unsupported-operation": {
+    rpc: C.UNSUPPORTED_OPERATION,
+    a2a: "UNSUPPORTED_OPERATION",
+    rest: [400, "FAILED_PRECONDITION"],
+    openAi: [400, "unsupported_operation"],
+    aiSdk: 400,
+  },
+  "push-not-supported": {
+    rpc: C.PUSH_NOT_SUPPORTED,
+    a2a: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    rest: [400, "FAILED_PRECONDITION"],
+    openAi: [400, "push_not_supported"],
+    aiSdk: 400,
+  },
+  "version-not-supported": {
+    rpc: C.VERSION_NOT_SUPPORTED,
+    a2a: "VERSION_NOT_SUPPORTED",
+    rest: [400, "FAILED_PRECONDITION"],
+    openAi: [400, "version_not_supported"],
+    aiSdk: 400,
+  },
+  "invalid-agent-response": {
+    rpc: C.INVALID_AGENT_RESPONSE,
+    a2a: "INVALID_AGENT_RESPONSE",
+    rest: [500, "INTERNAL"],
+    openAi: [502, "invalid_agent_response"],
+    aiSdk: 502,
+  },
   "method-not-found": { rpc: C.METHOD_NOT_FOUND, a2a: null, rest: [404, "NOT_FOUND"], openAi: [404, "not_found"], aiSdk: 404 },
   "extended-card-not-configured": {
     rpc: C.EXTENDED_CARD_NOT_CONFIGURED,
@@ -41,7 +71,13 @@ const ROWS: Record<TaskErrorReason, Row> = {
     openAi: [400, "extended_card_not_configured"],
     aiSdk: 400,
   },
-  "content-type-not-supported": { rpc: C.CONTENT_TYPE_NOT_SUPPORTED, a2a: "CONTENT_TYPE_NOT_SUPPORTED", rest: [400, "INVALID_ARGUMENT"], openAi: [415, "content_type_not_supported"], aiSdk: 415 },
+  "content-type-not-supported": {
+    rpc: C.CONTENT_TYPE_NOT_SUPPORTED,
+    a2a: "CONTENT_TYPE_NOT_SUPPORTED",
+    rest: [400, "INVALID_ARGUMENT"],
+    openAi: [415, "content_type_not_supported"],
+    aiSdk: 415,
+  },
   unauthenticated: { rpc: C.INVALID_REQUEST, a2a: null, rest: [401, "UNAUTHENTICATED"], openAi: [401, "invalid_api_key"], aiSdk: 401 },
   "shutting-down": { rpc: C.INTERNAL_ERROR, a2a: null, rest: [503, "UNAVAILABLE"], openAi: [503, "shutting_down"], aiSdk: 503 },
   internal: { rpc: C.INTERNAL_ERROR, a2a: null, rest: [500, "INTERNAL"], openAi: [500, "internal_error"], aiSdk: 500 },
@@ -116,7 +152,10 @@ test("an A2A reason without facts still carries its ErrorInfo on v1.0; a reason 
     data: [{ "@type": INFO, reason: "PUSH_NOTIFICATION_NOT_SUPPORTED", domain: "a2a-protocol.org" }],
   });
   expect(rpcErrorBody(TaskError.internal("x"), "v1.0")).toEqual({ code: C.INTERNAL_ERROR, message: "Internal error: x" });
-  expect(rpcErrorBody(new Error("secret stack"), "v1.0")).toEqual({ code: C.INTERNAL_ERROR, message: "Internal error: the router could not complete the request" });
+  expect(rpcErrorBody(new Error("secret stack"), "v1.0")).toEqual({
+    code: C.INTERNAL_ERROR,
+    message: "Internal error: the router could not complete the request",
+  });
   // The JSON-RPC face's own refusals: their facts as a Struct on v1.0, as before elsewhere.
   expect(rpcErrorBody(RpcError.invalidRequest("no", "method"), "v1.0").data).toEqual([{ "@type": STRUCT, value: { field: "method" } }]);
   expect(rpcErrorBody(RpcError.invalidRequest("no", "method"), "v0.3").data).toEqual({ field: "method" });
@@ -148,7 +187,12 @@ describe("over the wire", () => {
   });
 
   test("v1.0 params errors name the field in the ErrorInfo's metadata; v0.3's in data.field", async () => {
-    const v10 = await rpc(router.url, "SendMessage", { message: { role: "ROLE_USER", messageId: "m", parts: [{ text: 5 }] } }, { headers: { "A2A-Version": "1.0" } });
+    const v10 = await rpc(
+      router.url,
+      "SendMessage",
+      { message: { role: "ROLE_USER", messageId: "m", parts: [{ text: 5 }] } },
+      { headers: { "A2A-Version": "1.0" } },
+    );
     expect(v10.error.code).toBe(C.INVALID_PARAMS);
     expect(v10.error.data).toEqual([{ "@type": INFO, reason: "INVALID_PARAMS", domain: "a2a-protocol.org", metadata: { field: "message.parts[0].text" } }]);
     const v03 = await rpc(router.url, "message/send", { message: { kind: "message", role: "user", messageId: "m", parts: [{ kind: "text", text: 5 }] } });
