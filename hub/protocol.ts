@@ -25,7 +25,7 @@ export const HUB_CLOSE_CODES = {
 } as const;
 
 /** Hub limits: their home is below the hub, where the upstream connector and the cluster directory read them too. */
-export { HUB_DEFAULTS } from "../router/config/hub-defaults.js";
+export { HUB_DEFAULTS } from "../router/core/hub-defaults.js";
 
 /** Schema refs (schemas/hub.schema.json) for the agent-to-hub methods' params. */
 export const HUB_SCHEMAS: ReadonlyMap<string, string> = new Map([

@@ -1,4 +1,4 @@
-import { HUB_DEFAULTS } from "../config/hub-defaults.js";
+import { HUB_DEFAULTS } from "../core/hub-defaults.js";
 import type { Redis } from "ioredis";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
 import type { AgentUpdate } from "../core/model.js";

@@ -1,7 +1,8 @@
 /**
  * The hub's limits and defaults, in one place below everything that bounds by them: the hub enforces them on
  * its sockets, the upstream connector bounds an HTTP agent's answer by the same frame limit, and the cluster's
- * agent directory forgets offline anonymous agents at the same count. hub/protocol.ts re-exports them.
+ * agent directory forgets offline anonymous agents at the same count. hub/protocol.ts re-exports them. Plain
+ * data in core, which every one of them may import (the hub may not import router/config).
  */
 export const HUB_DEFAULTS = {
   /** Largest frame accepted from an agent. */
