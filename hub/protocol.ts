@@ -24,21 +24,8 @@ export const HUB_CLOSE_CODES = {
   SERVICE_RESTART: 1012,
 } as const;
 
-/** Hub limits, in one place. */
-export const HUB_DEFAULTS = {
-  /** Largest frame accepted from an agent. */
-  maxPayload: 16 * 1024 * 1024,
-  /** Upper bound on the ws-level ping interval; the actual interval is also at most a third of the timeout. */
-  maxPingIntervalMs: 30_000,
-  /** Anonymous agents kept listed (offline) after they leave; older ones are forgotten. */
-  maxOfflineAnonymous: 256,
-  /** How long agents get to answer the close handshake at shutdown. */
-  closeGraceMs: 1000,
-  /** A socket that has not registered by then is closed (config `hub.registerTimeoutMs`). */
-  registerTimeoutMs: 10_000,
-  /** How long an agent that dropped keeps its tasks in flight (config `hub.resumeGraceMs`). */
-  resumeGraceMs: 2000,
-};
+/** Hub limits: their home is below the hub, where the upstream connector and the cluster directory read them too. */
+export { HUB_DEFAULTS } from "../router/core/hub-defaults.js";
 
 /** Schema refs (schemas/hub.schema.json) for the agent-to-hub methods' params. */
 export const HUB_SCHEMAS: ReadonlyMap<string, string> = new Map([

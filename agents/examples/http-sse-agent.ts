@@ -11,13 +11,37 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { RpcError } from "../../router/rpc/errors.js";
-import { failure, success, type RpcId } from "../../router/jsonrpc/envelope.js";
+import { failure, JSONRPC_CODES, success, type RpcErrorBody, type RpcId } from "../../router/jsonrpc/index.js";
 import { formatEvent, SSE_HEADERS } from "../../router/sse/format.js";
 import { closeOnSignals, isMain } from "./run-main.js";
 
 const MAX_BODY_BYTES = 1_048_576;
 const TERMINAL = new Set(["completed", "canceled", "failed"]);
+/** The A2A error codes this agent answers with (A2A spec 5.4); the rest are JSON-RPC 2.0's own. */
+const A2A_CODES = { TASK_NOT_FOUND: -32001, TASK_NOT_CANCELABLE: -32002 } as const;
+
+/** A refusal, answered as the JSON-RPC error it carries. */
+class Fault extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  body(): RpcErrorBody {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+function invalidParams(detail: string, field: string): Fault {
+  return new Fault(JSONRPC_CODES.INVALID_PARAMS, `Invalid params: ${detail}`, { field });
+}
+
+function taskNotFound(id: string): Fault {
+  return new Fault(A2A_CODES.TASK_NOT_FOUND, `Task not found: ${id}`, { taskId: id });
+}
 
 type Part = { type: "text"; text: string };
 interface Task {
@@ -41,7 +65,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw RpcError.invalidRequest(`body larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new Fault(JSONRPC_CODES.INVALID_REQUEST, `Invalid request: body larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -62,15 +86,15 @@ interface SendParams {
 
 function sendParams(params: unknown): SendParams {
   const p = params as Partial<SendParams> | undefined;
-  if (!p || typeof p !== "object") throw RpcError.invalidParams("params must be an object", "params");
-  if (typeof p.id !== "string" || p.id === "") throw RpcError.invalidParams("id must be a non-empty string", "id");
-  if (!p.message || !Array.isArray(p.message.parts)) throw RpcError.invalidParams("message.parts must be an array", "message.parts");
+  if (!p || typeof p !== "object") throw invalidParams("params must be an object", "params");
+  if (typeof p.id !== "string" || p.id === "") throw invalidParams("id must be a non-empty string", "id");
+  if (!p.message || !Array.isArray(p.message.parts)) throw invalidParams("message.parts must be an array", "message.parts");
   return p as SendParams;
 }
 
 function taskIdOf(params: unknown): string {
   const id = (params as { id?: unknown } | undefined)?.id;
-  if (typeof id !== "string" || id === "") throw RpcError.invalidParams("id must be a non-empty string", "id");
+  if (typeof id !== "string" || id === "") throw invalidParams("id must be a non-empty string", "id");
   return id;
 }
 
@@ -123,20 +147,20 @@ export async function startHttpSseAgent(options: { host?: string; port?: number 
       case "tasks/get": {
         const id = taskIdOf(params);
         const entry = tasks.get(id);
-        if (!entry) throw RpcError.taskNotFound(id);
+        if (!entry) throw taskNotFound(id);
         return entry.task;
       }
       case "tasks/cancel": {
         const id = taskIdOf(params);
         const entry = tasks.get(id);
-        if (!entry) throw RpcError.taskNotFound(id);
-        if (TERMINAL.has(entry.task.status.state)) throw RpcError.taskNotCancelable(id, entry.task.status.state);
+        if (!entry) throw taskNotFound(id);
+        if (TERMINAL.has(entry.task.status.state)) throw new Fault(A2A_CODES.TASK_NOT_CANCELABLE, `Task cannot be canceled: ${id} is ${entry.task.status.state}`, { taskId: id, state: entry.task.status.state });
         entry.cancel.abort();
         entry.task.status = status("canceled");
         return entry.task;
       }
       default:
-        throw RpcError.methodNotFound(method);
+        throw new Fault(JSONRPC_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
     }
   }
 
@@ -171,16 +195,16 @@ export async function startHttpSseAgent(options: { host?: string; port?: number 
       try {
         body = JSON.parse(await readBody(req));
       } catch (err) {
-        throw err instanceof RpcError ? err : RpcError.parse((err as Error).message);
+        throw err instanceof Fault ? err : new Fault(JSONRPC_CODES.PARSE_ERROR, `Parse error: ${(err as Error).message}`);
       }
       rpcId = body?.id ?? null;
-      if (typeof body?.method !== "string") throw RpcError.invalidRequest("method must be a string", "method");
+      if (typeof body?.method !== "string") throw new Fault(JSONRPC_CODES.INVALID_REQUEST, "Invalid request: method must be a string", { field: "method" });
       const result = await handle(body.method, body.params, rpcId, res);
       if (result !== undefined) res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(success(rpcId, result)));
     } catch (err) {
-      const error = err instanceof RpcError ? err : RpcError.internal((err as Error).message);
+      const error = err instanceof Fault ? err : new Fault(JSONRPC_CODES.INTERNAL_ERROR, `Internal error: ${(err as Error).message}`);
       if (!res.headersSent) res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify(failure(rpcId, error.toJSON())));
+      res.end(JSON.stringify(failure(rpcId, error.body())));
     }
   });
 

@@ -1,5 +1,5 @@
 import type { AgentRegistry } from "../agents/registry.js";
-import { RpcError } from "../rpc/errors.js";
+import { TaskError } from "../core/errors.js";
 import { agentCard, routerCard, type CardContext } from "./agent-card.js";
 
 /** Agent cards: the router's and each agent's, in a shape every A2A dialect reads. */
@@ -18,7 +18,7 @@ export function extendedCardProvider(
   return (agentId) => {
     if (agentId === undefined) return routerCard(agents.list().map((a) => a.info), ctx());
     const agent = agents.find(agentId);
-    if (!agent) throw RpcError.unknownAgent(agentId);
+    if (!agent) throw TaskError.unknownAgent(agentId);
     return agentCard(agent.info, ctx());
   };
 }

@@ -1,4 +1,4 @@
-import { HUB_DEFAULTS } from "../../hub/protocol.js";
+import { HUB_DEFAULTS } from "../core/hub-defaults.js";
 import type { Redis } from "ioredis";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
 import type { AgentUpdate } from "../core/model.js";
@@ -69,7 +69,7 @@ export class AgentClaims {
   #keys: ClusterKeys;
   #instanceId: () => string;
   #remote = new Map<string, RemoteAgent>();
-  /** Agents seen online elsewhere whose connection is gone: listed offline (clients get -32050, not "unknown"). */
+  /** Agents seen online elsewhere whose connection is gone: listed offline (clients get agent-unavailable, not unknown-agent). */
   #gone = new Map<string, RemoteAgent>();
   #refreshing: Promise<void> | undefined;
   #again = false;

@@ -1,4 +1,11 @@
-import type { HttpAgentConfig } from "../upstream/http-agent.js";
+/** An upstream A2A agent reached over HTTP (config `agents[]`). */
+export interface HttpAgentConfig {
+  id: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** "0.1", "0.3", "1.0" (binding from the card), "1.0+rest" (v1.0 over HTTP+JSON), "1.0+jsonrpc". */
+  protocol?: string;
+}
 
 /** The router's configuration after file, env and flags were merged (CONTRACT section 1). */
 export interface RouterConfig {

@@ -1,7 +1,8 @@
 import type { Request, Response } from "express";
 import { errorBody, REASON_ERRORS, REQUEST_ERRORS, type OpenAiError } from "../faces/openai/errors.js";
 import { failure } from "../jsonrpc/envelope.js";
-import { RpcError } from "../rpc/errors.js";
+import { TaskError } from "../core/errors.js";
+import { RpcError, rpcErrorBody } from "../rpc/errors.js";
 
 /** Why the HTTP edge refuses a request, before any face has read it. */
 export type Refusal = "unauthorized" | "forbidden-origin" | "too-many-auth-failures" | "overloaded" | "too-large" | "bad-request" | "not-found" | "internal";
@@ -28,6 +29,7 @@ export function refuse(req: Request, res: Response, refusal: Refusal, message: s
   const r = REFUSALS[refusal];
   res.status(status ?? r.status);
   if (req.path.startsWith("/v1/")) return void res.json(errorBody(r.openAi, message));
-  const error = refusal === "internal" ? RpcError.internal(message) : RpcError.invalidRequest(message);
-  res.json(failure(null, error.toJSON()));
+  // The edge refuses the request itself (JSON-RPC's invalid request), or failed itself (an internal error).
+  const error = refusal === "internal" ? TaskError.internal(message) : RpcError.invalidRequest(message);
+  res.json(failure(null, rpcErrorBody(error, undefined)));
 }

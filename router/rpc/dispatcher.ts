@@ -7,7 +7,7 @@ import type { TaskService } from "../service/task-service.js";
 import type { Caller, Scope } from "../service/scope.js";
 import { parseLastEventId } from "../sse/format.js";
 import { failure, success, type RpcId, type RpcResponse } from "../jsonrpc/envelope.js";
-import { RpcError, toRpcError } from "./errors.js";
+import { errorDialect, RpcError, rpcErrorBody } from "./errors.js";
 import { eventMessage, MessageStream, valueMessage, type StreamMessage } from "./stream-render.js";
 
 /** Per-call facts from the transport. */
@@ -73,20 +73,20 @@ export class Dispatcher {
       return json(failure(null, RpcError.invalidRequest("a request must be a JSON object").toJSON()));
     }
     const issue = this.#deps.schemas.check("jsonrpc", req);
-    if (issue) return json(failure(id, RpcError.invalidRequest(issue.message, issue.field).toJSON()));
+    if (issue) return json(failure(id, rpcErrorBody(RpcError.invalidRequest(issue.message, issue.field), errorDialect((req as { method?: unknown }).method, ctx.a2aVersion))));
     const { method, params = {} } = req as { method: string; params?: unknown };
     // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
     const isNotification = !Object.hasOwn(req, "id");
     try {
       assertA2AVersion(ctx.a2aVersion);
       const binding = bindMethod(method);
-      if (!binding) throw RpcError.methodNotFound(method);
+      if (!binding) throw TaskError.methodNotFound(method);
       if (inBatch && STREAMING.has(binding.operation)) {
         throw RpcError.invalidRequest(`${method} streams and cannot be part of a batch`, "method");
       }
       let dialect = binding.dialects[0]!;
       const bad = this.#deps.schemas.check(dialect.paramsSchemaId(method), params);
-      if (bad) throw RpcError.invalidParams(bad.message, bad.field);
+      if (bad) throw TaskError.invalidParams(bad.message, bad.field);
       // Methods shared by several dialects answer in the dialect the task was created in.
       if (binding.dialects.length > 1) {
         const taskId = dialect.toTaskRef(params).taskId;
@@ -97,9 +97,8 @@ export class Dispatcher {
       if (result.kind === "stream") return result;
       return json(isNotification ? undefined : success(id, result.value));
     } catch (err) {
-      const e = toRpcError(err);
       if (!(err instanceof RpcError) && !(err instanceof TaskError)) this.#deps.onInternalError?.(err);
-      return json(isNotification ? undefined : failure(id, e.toJSON()));
+      return json(isNotification ? undefined : failure(id, rpcErrorBody(err, errorDialect(method, ctx.a2aVersion))));
     }
   }
 
@@ -152,18 +151,18 @@ export class Dispatcher {
         return value(dialect.renderPushDeleted ? dialect.renderPushDeleted() : null);
       }
       case "list": {
-        if (!dialect.toListQuery || !dialect.renderList) throw RpcError.unsupportedOperation(method);
+        if (!dialect.toListQuery || !dialect.renderList) throw TaskError.unsupportedOperation(method);
         const q = dialect.toListQuery(params);
         const page = await service.list(q, scope);
         const options = { includeArtifacts: q.includeArtifacts, totalSize: page.totalSize };
         return value(dialect.renderList(page.tasks, page.nextPageToken, page.pageSize, q.historyLength, options));
       }
       case "extended-card": {
-        if (!this.#deps.extendedCard) throw RpcError.extendedCardNotConfigured();
+        if (!this.#deps.extendedCard) throw TaskError.extendedCardNotConfigured();
         return value(this.#deps.extendedCard(ctx.pathAgentId, ctx.origin));
       }
       default:
-        throw RpcError.methodNotFound(method);
+        throw TaskError.methodNotFound(method);
     }
   }
 
@@ -171,7 +170,7 @@ export class Dispatcher {
     const ref = dialect.toTaskRef(params);
     const scope = scopeOf(ctx);
     const last = parseLastEventId(ctx.lastEventId);
-    if (last instanceof Error) throw RpcError.invalidParams(last.message, "Last-Event-ID");
+    if (last instanceof Error) throw TaskError.invalidParams(last.message, "Last-Event-ID");
     const { service } = this.#deps;
     if (last !== undefined) {
       const { events } = await service.resubscribe(ref.taskId, scope, { afterSeq: last, signal: ctx.signal });
@@ -182,7 +181,7 @@ export class Dispatcher {
     // v1.0: any task that is not terminal may be subscribed to (one waiting for input gets its Task).
     if (dialect.finishedResubscribe === "unsupported" && isTerminal(task.status.state)) {
       events?.close();
-      throw RpcError.unsupportedOperation(`task ${task.id} is already ${task.status.state}`, { taskId: task.id, state: task.status.state });
+      throw TaskError.unsupportedOperation(`task ${task.id} is already ${task.status.state}`, { taskId: task.id, state: task.status.state });
     }
     if (dialect.streamStartsWithTask) {
       return stream(dialect, id, [valueMessage(id, streamStart(dialect, task))], events);

@@ -1,9 +1,11 @@
 import { TaskError, type TaskErrorReason } from "../core/errors.js";
+import type { DialectName } from "../core/model.js";
+import { bindMethod, errorDetails, requestedA2AVersion } from "../dialects/index.js";
 import { JSONRPC_CODES, type RpcErrorBody } from "../jsonrpc/envelope.js";
 
 export type { RpcErrorBody };
 
-/** Every JSON-RPC error code the router uses. No code literal appears anywhere else. */
+/** Every JSON-RPC error code the router uses: JSON-RPC 2.0's own and A2A's (spec 5.4). No code literal appears anywhere else. */
 export const RPC_ERROR_CODES = {
   ...JSONRPC_CODES,
   TASK_NOT_FOUND: -32001,
@@ -19,7 +21,11 @@ export const RPC_ERROR_CODES = {
 
 export type RpcErrorCode = (typeof RPC_ERROR_CODES)[keyof typeof RPC_ERROR_CODES];
 
-/** A JSON-RPC error with the router's factories; `toJSON()` is the wire `error` member. */
+/**
+ * An error of JSON-RPC 2.0 itself, raised where a JSON-RPC speaker reads the envelope: a body that is not
+ * JSON, a request that is not a request. Every A2A meaning is a TaskError (router/core/errors.ts) and becomes
+ * a code only in REASON_CODES. `toJSON()` is the wire `error` member.
+ */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
@@ -31,9 +37,7 @@ export class RpcError extends Error {
   }
 
   toJSON(): RpcErrorBody {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
   static parse(detail: string): RpcError {
@@ -42,6 +46,8 @@ export class RpcError extends Error {
   static invalidRequest(detail: string, field?: string): RpcError {
     return new RpcError(RPC_ERROR_CODES.INVALID_REQUEST, `Invalid request: ${detail}`, field ? { field } : undefined);
   }
+  // JSON-RPC 2.0's own method, params and internal errors, for the hub's frames (it speaks JSON-RPC to its
+  // agents) until its wire module has its own; the A2A client face raises TaskErrors for these meanings.
   static methodNotFound(method: string): RpcError {
     return new RpcError(RPC_ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
   }
@@ -51,42 +57,9 @@ export class RpcError extends Error {
   static internal(detail: string): RpcError {
     return new RpcError(RPC_ERROR_CODES.INTERNAL_ERROR, `Internal error: ${detail}`);
   }
-  static taskNotFound(taskId: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.TASK_NOT_FOUND, `Task not found: ${taskId}`, { taskId });
-  }
-  static taskNotCancelable(taskId: string, state: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.TASK_NOT_CANCELABLE, `Task cannot be canceled: ${taskId} is ${state}`, {
-      taskId,
-      state,
-    });
-  }
-  static pushNotSupported(): RpcError {
-    return new RpcError(RPC_ERROR_CODES.PUSH_NOT_SUPPORTED, "Push Notification is not supported");
-  }
-  static unsupportedOperation(detail: string, data?: Record<string, unknown>): RpcError {
-    return new RpcError(RPC_ERROR_CODES.UNSUPPORTED_OPERATION, `This operation is not supported: ${detail}`, data);
-  }
-  static versionNotSupported(version: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.VERSION_NOT_SUPPORTED, `A2A version not supported: ${version}`, { version });
-  }
-  static extendedCardNotConfigured(): RpcError {
-    return new RpcError(RPC_ERROR_CODES.EXTENDED_CARD_NOT_CONFIGURED, "Extended agent card is not configured");
-  }
-  static invalidAgentResponse(detail: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.INVALID_AGENT_RESPONSE, `Invalid agent response: ${detail}`);
-  }
-  static unknownAgent(agent: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.INVALID_PARAMS, `Invalid params: unknown agent "${agent}"`, {
-      field: "metadata.agent",
-      agent,
-    });
-  }
-  static agentUnavailable(agent: string): RpcError {
-    return new RpcError(RPC_ERROR_CODES.AGENT_UNAVAILABLE, "agent unavailable", { agent });
-  }
 }
 
-/** The JSON-RPC code of each task-service reason: the one place a meaning becomes a code. */
+/** The JSON-RPC code of each reason: the one place a meaning becomes a code. */
 export const REASON_CODES: Record<TaskErrorReason, RpcErrorCode> = {
   "task-not-found": RPC_ERROR_CODES.TASK_NOT_FOUND,
   "task-not-cancelable": RPC_ERROR_CODES.TASK_NOT_CANCELABLE,
@@ -100,13 +73,13 @@ export const REASON_CODES: Record<TaskErrorReason, RpcErrorCode> = {
   "method-not-found": RPC_ERROR_CODES.METHOD_NOT_FOUND,
   "extended-card-not-configured": RPC_ERROR_CODES.EXTENDED_CARD_NOT_CONFIGURED,
   "content-type-not-supported": RPC_ERROR_CODES.CONTENT_TYPE_NOT_SUPPORTED,
-  "unauthenticated": RPC_ERROR_CODES.INVALID_REQUEST,
+  unauthenticated: RPC_ERROR_CODES.INVALID_REQUEST,
   "shutting-down": RPC_ERROR_CODES.INTERNAL_ERROR,
   internal: RPC_ERROR_CODES.INTERNAL_ERROR,
 };
 
 /**
- * Maps anything thrown to an RpcError. A task-service error keeps its message and facts under its code;
+ * Maps anything thrown to an RpcError. A TaskError keeps its message and facts under its reason's code;
  * anything else is a bug or a library's failure, whose text (a stack, "x is not a function") is no business
  * of the client's: it becomes a generic -32603 and the caller logs the original.
  */
@@ -114,4 +87,25 @@ export function toRpcError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof TaskError) return new RpcError(REASON_CODES[err.reason], err.message, err.data);
   return RpcError.internal("the router could not complete the request");
+}
+
+/**
+ * The wire `error` member of anything thrown, in the dialect of the request: v1.0 carries its facts as an
+ * array of ProtoJSON details holding a `google.rpc.ErrorInfo` (spec 9.5); v0.1 and v0.3 keep their `data`
+ * object (`{field}`, `{taskId}`, ...), which their clients read.
+ */
+export function rpcErrorBody(err: unknown, dialect: DialectName | undefined): RpcErrorBody {
+  const e = toRpcError(err);
+  if (dialect !== "v1.0") return e.toJSON();
+  const details = errorDetails(err instanceof TaskError ? err.reason : undefined, e.data);
+  return details.length > 0 ? { code: e.code, message: e.message, data: details } : { code: e.code, message: e.message };
+}
+
+/**
+ * The dialect an error answers in: the method's (v1.0's are its own names), else the version the request
+ * asked for, so a v1.0 client calling a method that does not exist still reads a v1.0 error.
+ */
+export function errorDialect(method: unknown, a2aVersion: string | undefined): DialectName | undefined {
+  const bound = typeof method === "string" ? bindMethod(method)?.dialects[0]?.name : undefined;
+  return bound ?? (requestedA2AVersion(a2aVersion) === "1.0" ? "v1.0" : undefined);
 }

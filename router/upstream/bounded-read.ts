@@ -3,7 +3,7 @@
  * card. Without them one answer could hold the router's memory without limit (a body of gigabytes, a stream
  * that never ends its event); the hub bounds a WebSocket agent's frames the same way.
  */
-import { HUB_DEFAULTS } from "../../hub/protocol.js";
+import { HUB_DEFAULTS } from "../core/hub-defaults.js";
 
 /**
  * The most one answer may take: a JSON body in bytes, one SSE event in characters (eventsource-parser's

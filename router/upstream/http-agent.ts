@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
+import type { HttpAgentConfig } from "../config/config.js";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../core/agent.js";
+import { TaskError } from "../core/errors.js";
 import { isTerminal, type AgentUpdate, type TaskState } from "../core/model.js";
 import {
   errorInRouterTerms,
@@ -10,7 +12,6 @@ import {
   type UpstreamIds,
   type UpstreamProtocol,
 } from "../dialects/index.js";
-import { RpcError } from "../rpc/errors.js";
 import { SchemaRegistry } from "../schema/validator.js";
 import { AnswerTooLarge, boundedText, MAX_ANSWER_BYTES } from "./bounded-read.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
@@ -18,13 +19,6 @@ import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
 import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
 
-export interface HttpAgentConfig {
-  id: string;
-  url: string;
-  headers?: Record<string, string>;
-  /** "0.1", "0.3", "1.0" (binding from the card), "1.0+rest" (v1.0 over HTTP+JSON), "1.0+jsonrpc". */
-  protocol?: string;
-}
 
 /** How the router treats its upstream agents (config `limits.upstreamIdleMs`; the rest for tests). */
 export interface HttpAgentOptions {
@@ -227,7 +221,7 @@ export class HttpAgent implements AgentConnector {
       out = updates();
     } catch (err) {
       // Our own translators say what was wrong; a TypeError from an odd shape must not reach a client as is.
-      if (err instanceof RpcError || (err instanceof Error && err.constructor === Error)) throw err;
+      if (err instanceof TaskError || (err instanceof Error && err.constructor === Error)) throw err;
       throw new Error(`Upstream agent ${this.#cfg.id} sent a result the router cannot read`);
     }
     const scope = { taskId: ctx.task.id, contextId: ctx.task.contextId, upstream: ids, workingTextKind: protocol.workingTextKind };

@@ -64,7 +64,8 @@ describe("JSON-RPC errors", () => {
     const long = "i".repeat(MAX_ID_CHARS + 1);
     const expectTooLong = (r: Json, field: string): void => {
       expect(r.error.code).toBe(C.INVALID_PARAMS);
-      expect(r.error.data.field).toBe(field);
+      // v1.0 says it in an ErrorInfo (its data is an array), v0.1 and v0.3 in their data object.
+      expect(Array.isArray(r.error.data) ? r.error.data[0].metadata.field : r.error.data.field).toBe(field);
       expect(r.error.message).toBe(`Invalid params: ${field} is longer than ${MAX_ID_CHARS} characters (${MAX_ID_CHARS + 1})`);
     };
     expectTooLong(await rpc(router.url, "tasks/send", { id: long, message: userMessage("hi") }), "id");
@@ -98,7 +99,9 @@ describe("JSON-RPC errors", () => {
       { "A2A-Version": "1.0" },
     );
     expect(r.body.error.code).toBe(C.INVALID_PARAMS);
-    expect(r.body.error.data.field).toBe("message.role");
+    expect(r.body.error.data).toEqual([
+      { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_PARAMS", domain: "a2a-protocol.org", metadata: { field: "message.role" } },
+    ]);
     expect(r.body.error.message).toMatch(/^Invalid params: message\.role must be one of .*"ROLE_USER"/);
     expect(r.body.error.message).not.toContain("allowed values");
   });

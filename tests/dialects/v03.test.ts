@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import type { ExecuteContext } from "../../router/core/agent.js";
-import { RPC_ERROR_CODES, RpcError } from "../../router/rpc/errors.js";
+import { TaskError } from "../../router/core/errors.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { messageFromV03, messageToV03, updatesFromV03, v03, v03Upstream } from "../../router/dialects/index.js";
 import { artifactEvent, completedEvent, inputRequiredEvent, sampleTask, snapshotEvent, workingEvent } from "./fixtures.js";
@@ -79,7 +79,7 @@ describe("v0.3 requests", () => {
     for (const method of Object.keys(v03.methods)) {
       expect(() => schemas.check(v03.paramsSchemaId(method), {})).not.toThrow();
     }
-    expect(() => v03.paramsSchemaId("tasks/send")).toThrow(RpcError);
+    expect(() => v03.paramsSchemaId("tasks/send")).toThrow(expect.objectContaining({ reason: "method-not-found" }));
   });
 
   test("tasks/get and tasks/cancel params", () => {
@@ -228,8 +228,8 @@ describe("v0.3 agent side", () => {
     ]);
   });
 
-  test("anything else is an invalid agent response (-32006)", () => {
-    expect(() => updatesFromV03({ kind: "nonsense" })).toThrow(expect.objectContaining({ code: RPC_ERROR_CODES.INVALID_AGENT_RESPONSE }));
-    expect(() => updatesFromV03("text")).toThrow(RpcError);
+  test("anything else is an invalid agent response", () => {
+    expect(() => updatesFromV03({ kind: "nonsense" })).toThrow(expect.objectContaining({ reason: "invalid-agent-response" }));
+    expect(() => updatesFromV03("text")).toThrow(TaskError);
   });
 });

@@ -20,7 +20,6 @@ import {
   v10,
   v10Upstream,
 } from "../../router/dialects/index.js";
-import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { artifactEvent, completedEvent, inputRequiredEvent, sampleTask, snapshotEvent, workingEvent } from "./fixtures.js";
 
@@ -229,7 +228,7 @@ describe("A2A-Version", () => {
     expect(assertA2AVersion("1.0")).toBe("1.0");
     expect(assertA2AVersion(["0.3"])).toBe("0.3");
     for (const bad of ["0.5", "2.0", "latest"]) {
-      expect(() => assertA2AVersion(bad)).toThrow(expect.objectContaining({ code: RPC_ERROR_CODES.VERSION_NOT_SUPPORTED, data: { version: bad } }));
+      expect(() => assertA2AVersion(bad)).toThrow(expect.objectContaining({ reason: "version-not-supported", data: { version: bad } }));
     }
   });
 });
@@ -290,6 +289,6 @@ describe("v1.0 agent side", () => {
     expect(updatesFromV10({ message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "hey" }] } })).toEqual([
       { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hey" }] } } },
     ]);
-    expect(() => updatesFromV10({ kind: "task" })).toThrow(expect.objectContaining({ code: RPC_ERROR_CODES.INVALID_AGENT_RESPONSE }));
+    expect(() => updatesFromV10({ kind: "task" })).toThrow(expect.objectContaining({ reason: "invalid-agent-response" }));
   });
 });

@@ -84,7 +84,14 @@ describe("agent cards", () => {
 
 describe("A2A-Version", () => {
   test("an unsupported version is VersionNotSupported (-32009), whatever the method", async () => {
-    for (const method of ["SendMessage", "message/send", "tasks/send"]) {
+    // v1.0 says it in an ErrorInfo (A2A v1.0.1 9.5), v0.3 and v0.1 in their data object.
+    const v10 = await rpc(router.url, "SendMessage", {}, { path: "/agents/echo", headers: { "A2A-Version": "0.5" } });
+    expect(v10.error).toEqual({
+      code: -32009,
+      message: "A2A version not supported: 0.5",
+      data: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "VERSION_NOT_SUPPORTED", domain: "a2a-protocol.org", metadata: { version: "0.5" } }],
+    });
+    for (const method of ["message/send", "tasks/send"]) {
       const r = await rpc(router.url, method, {}, { path: "/agents/echo", headers: { "A2A-Version": "0.5" } });
       expect(r.error).toMatchObject({ code: -32009, data: { version: "0.5" } });
     }
@@ -92,7 +99,7 @@ describe("A2A-Version", () => {
 
   test("the version may come as the A2A-Version query parameter (v1.0 3.6)", async () => {
     const r = await rpc(router.url, "SendMessage", {}, { path: "/agents/echo?A2A-Version=0.5" });
-    expect(r.error).toMatchObject({ code: -32009, data: { version: "0.5" } });
+    expect(r.error).toMatchObject({ code: -32009, data: [{ reason: "VERSION_NOT_SUPPORTED", metadata: { version: "0.5" } }] });
     const ok = await rpc(router.url, "SendMessage", { message: { messageId: "q", role: "ROLE_USER", parts: [{ text: "q" }] } }, { path: "/agents/echo?A2A-Version=1.0" });
     expect(ok.result.task.status.state).toBe("TASK_STATE_COMPLETED");
   });

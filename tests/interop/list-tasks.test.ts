@@ -142,7 +142,8 @@ describe.each(stores)("ListTasks over the wire (%s store)", (_name, openStore) =
     for (const pageToken of bad) {
       const res = await listTasks({ contextId, pageSize: 1, pageToken });
       expect(res.result).toBeUndefined();
-      expect(res.error).toMatchObject({ code: RPC_ERROR_CODES.INVALID_PARAMS, data: { field: "pageToken" } });
+      // ListTasks is v1.0: the field is named in an ErrorInfo, in the data array.
+      expect(res.error).toMatchObject({ code: RPC_ERROR_CODES.INVALID_PARAMS, data: [{ reason: "INVALID_PARAMS", metadata: { field: "pageToken" } }] });
     }
     const second = await listTasks({ contextId, pageSize: 1, pageToken: token });
     expect(second.result).toMatchObject({ nextPageToken: "", totalSize: 2 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DataPart, Message, Metadata } from "../../core/model.js";
-import { RpcError } from "../../rpc/errors.js";
+import { TaskError } from "../../core/errors.js";
 
 /**
  * Helpers every dialect translator shares. Pure functions, no I/O: the dialect folders (v01/, v03/, v10/)
@@ -71,8 +71,8 @@ export function someMetadata(metadata: Metadata | undefined): Metadata | undefin
   return metadata && Object.keys(metadata).length > 0 ? metadata : undefined;
 }
 
-/** InvalidAgentResponse (-32006): an upstream agent answered with something its dialect does not define. */
-export function invalidAgentResult(dialect: string, result: unknown): RpcError {
+/** InvalidAgentResponse (reason invalid-agent-response): an upstream agent answered with something its dialect does not define. */
+export function invalidAgentResult(dialect: string, result: unknown): TaskError {
   const shown = JSON.stringify(result)?.slice(0, 200);
-  return RpcError.invalidAgentResponse(`not an A2A ${dialect} result: ${shown}`);
+  return TaskError.invalidAgentResponse(`not an A2A ${dialect} result: ${shown}`);
 }

@@ -7,7 +7,7 @@ import type {
   SendRequest,
   TaskStatus,
 } from "../../core/model.js";
-import { RpcError } from "../../rpc/errors.js";
+import { TaskError } from "../../core/errors.js";
 import type { Dialect, TaskRef } from "./dialect.js";
 import { messageIdOf } from "./translate-helpers.js";
 
@@ -111,7 +111,7 @@ export function answerUpdates(message: Message): AgentUpdate[] {
 export function schemaIdLookup(ids: Readonly<Record<string, string>>): Dialect["paramsSchemaId"] {
   return (method) => {
     const id = ids[method];
-    if (!id) throw RpcError.methodNotFound(method);
+    if (!id) throw TaskError.methodNotFound(method);
     return id;
   };
 }

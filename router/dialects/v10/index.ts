@@ -9,3 +9,4 @@ export { v10PushBody } from "./push.js";
 export { isV10Card, v10CardEndpoints, v10CardMembers } from "./card.js";
 export * from "./translate.js";
 export type * from "./types.js";
+export { A2A_ERROR_DOMAIN, A2A_REASON_NAMES, ERROR_INFO_TYPE, STRUCT_TYPE, errorDetails, type ErrorInfo } from "./error-info.js";

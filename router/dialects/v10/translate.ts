@@ -8,7 +8,7 @@ import type {
   TaskState,
   TaskStatus,
 } from "../../core/model.js";
-import { RpcError } from "../../rpc/errors.js";
+import { TaskError } from "../../core/errors.js";
 import type { OutboundEvent } from "../shared/dialect.js";
 import {
   dataPartOf,
@@ -101,7 +101,7 @@ export function partFromV10(p: V10Part): Part {
     };
   }
   if ("data" in p) return dataPartOf(p.data, p.metadata);
-  throw RpcError.invalidParams("a part must have one of text, raw, url or data", "parts");
+  throw TaskError.invalidParams("a part must have one of text, raw, url or data", "parts");
 }
 
 export function partToV10(p: Part): V10Part {

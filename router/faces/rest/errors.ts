@@ -1,50 +1,54 @@
-import { toRpcError, RPC_ERROR_CODES } from "../../rpc/errors.js";
+import { TaskError, type TaskErrorReason } from "../../core/errors.js";
+import { errorDetails } from "../../dialects/index.js";
 
 /**
  * A2A v1.0 HTTP+JSON errors: a google.rpc.Status body `{error: {code, status, message, details}}` whose
  * ErrorInfo detail carries the A2A reason (spec 11.6), which @a2a-js/sdk's REST client turns back into its
- * typed errors. The A2A error codes are one list across bindings (spec 5.4), so the REST face reads the
- * code every failure already has and maps it here, in its one table.
+ * typed errors. The HTTP status and google.rpc code of each reason are this face's one table; the ErrorInfo
+ * reason names are v1.0's wire vocabulary, shared with JSON-RPC v1.0 (router/dialects/v10/error-info.ts).
  */
-interface RestError {
+export interface RestError {
   http: number;
+  /** The google.rpc.Code name. */
   status: string;
-  /** The A2A ErrorInfo reason; absent for errors the spec gives none. */
-  reason?: string;
 }
 
-const C = RPC_ERROR_CODES;
-const BY_CODE: Record<number, RestError> = {
-  [C.PARSE_ERROR]: { http: 400, status: "INVALID_ARGUMENT", reason: "INVALID_PARAMS" },
-  [C.INVALID_REQUEST]: { http: 400, status: "INVALID_ARGUMENT", reason: "INVALID_PARAMS" },
-  [C.METHOD_NOT_FOUND]: { http: 404, status: "NOT_FOUND" },
-  [C.INVALID_PARAMS]: { http: 400, status: "INVALID_ARGUMENT", reason: "INVALID_PARAMS" },
-  [C.INTERNAL_ERROR]: { http: 500, status: "INTERNAL" },
-  [C.TASK_NOT_FOUND]: { http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND" },
-  [C.TASK_NOT_CANCELABLE]: { http: 400, status: "FAILED_PRECONDITION", reason: "TASK_NOT_CANCELABLE" },
-  [C.PUSH_NOT_SUPPORTED]: { http: 400, status: "FAILED_PRECONDITION", reason: "PUSH_NOTIFICATION_NOT_SUPPORTED" },
-  [C.UNSUPPORTED_OPERATION]: { http: 400, status: "FAILED_PRECONDITION", reason: "UNSUPPORTED_OPERATION" },
-  [C.CONTENT_TYPE_NOT_SUPPORTED]: { http: 400, status: "INVALID_ARGUMENT", reason: "CONTENT_TYPE_NOT_SUPPORTED" },
-  [C.INVALID_AGENT_RESPONSE]: { http: 500, status: "INTERNAL", reason: "INVALID_AGENT_RESPONSE" },
-  [C.EXTENDED_CARD_NOT_CONFIGURED]: { http: 400, status: "FAILED_PRECONDITION", reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED" },
-  [C.VERSION_NOT_SUPPORTED]: { http: 400, status: "FAILED_PRECONDITION", reason: "VERSION_NOT_SUPPORTED" },
-  [C.AGENT_UNAVAILABLE]: { http: 503, status: "UNAVAILABLE" },
+/** Every reason's HTTP status (spec 5.4 for A2A's errors). */
+export const REASON_ERRORS: Record<TaskErrorReason, RestError> = {
+  "task-not-found": { http: 404, status: "NOT_FOUND" },
+  "task-not-cancelable": { http: 400, status: "FAILED_PRECONDITION" },
+  "unknown-agent": { http: 400, status: "INVALID_ARGUMENT" },
+  "agent-unavailable": { http: 503, status: "UNAVAILABLE" },
+  "invalid-params": { http: 400, status: "INVALID_ARGUMENT" },
+  "unsupported-operation": { http: 400, status: "FAILED_PRECONDITION" },
+  "push-not-supported": { http: 400, status: "FAILED_PRECONDITION" },
+  "version-not-supported": { http: 400, status: "FAILED_PRECONDITION" },
+  "invalid-agent-response": { http: 500, status: "INTERNAL" },
+  "method-not-found": { http: 404, status: "NOT_FOUND" },
+  "extended-card-not-configured": { http: 400, status: "FAILED_PRECONDITION" },
+  "content-type-not-supported": { http: 400, status: "INVALID_ARGUMENT" },
+  unauthenticated: { http: 401, status: "UNAUTHENTICATED" },
+  "shutting-down": { http: 503, status: "UNAVAILABLE" },
+  internal: { http: 500, status: "INTERNAL" },
 };
 
-/** The HTTP status and google.rpc.Status body of anything a REST handler threw. */
+/** Errors of the face itself, before any operation is chosen. */
+export const FACE_ERRORS = {
+  /** A method and path the HTTP+JSON binding does not define. */
+  noRoute: { http: 404, status: "NOT_FOUND" },
+} as const satisfies Record<string, RestError>;
+
+/** The HTTP status and google.rpc.Status body of anything a REST handler threw; anything not a TaskError is a generic 500. */
 export function restError(err: unknown): { http: number; body: Record<string, unknown> } {
-  const rpc = toRpcError(err);
-  const mapped = BY_CODE[rpc.code] ?? BY_CODE[C.INTERNAL_ERROR]!;
-  const metadata = rpc.data && typeof rpc.data === "object" ? stringValues(rpc.data as Record<string, unknown>) : undefined;
-  const details = mapped.reason
-    ? [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: mapped.reason, domain: "a2a-protocol.org", ...(metadata && { metadata }) }]
-    : [];
-  return { http: mapped.http, body: { error: { code: mapped.http, status: mapped.status, message: rpc.message, details } } };
+  if (!(err instanceof TaskError)) return statusBody(REASON_ERRORS.internal, "Internal error: the router could not complete the request", []);
+  return statusBody(REASON_ERRORS[err.reason], err.message, errorDetails(err.reason, err.data));
 }
 
-/** ErrorInfo metadata is a map of strings. */
-function stringValues(data: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(data)) out[k] = typeof v === "string" ? v : JSON.stringify(v);
-  return out;
+/** A google.rpc.Status answer of the face's own. */
+export function faceError(error: RestError, message: string): { http: number; body: Record<string, unknown> } {
+  return statusBody(error, message, []);
+}
+
+function statusBody(error: RestError, message: string, details: unknown[]): { http: number; body: Record<string, unknown> } {
+  return { http: error.http, body: { error: { code: error.http, status: error.status, message, details } } };
 }

@@ -9,7 +9,7 @@ import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { formatEvent, formatJsonEvent, parseLastEventId } from "../../sse/format.js";
 import { SseWriter } from "../../sse/writer.js";
-import { restError } from "./errors.js";
+import { FACE_ERRORS, faceError, restError } from "./errors.js";
 
 export interface RestRouteDeps {
   service: TaskService;
@@ -140,7 +140,8 @@ export function restHandler(deps: RestRouteDeps) {
         await handler({ req, res, scope, args, body: parseBody(req) });
         return;
       }
-      res.status(404).json({ error: { code: 404, status: "NOT_FOUND", message: `no ${req.method} ${path} in the A2A HTTP+JSON binding`, details: [] } });
+      const { http, body } = faceError(FACE_ERRORS.noRoute, `no ${req.method} ${path} in the A2A HTTP+JSON binding`);
+      res.status(http).json(body);
     } catch (err) {
       if (res.headersSent) return void res.end();
       const { http, body } = restError(err);
