@@ -16,7 +16,7 @@ import {
   type Task,
   type TaskStatus,
 } from "./model.js";
-import type { TaskStore } from "./store.js";
+import type { ListTasksFilter, ListTasksQuery } from "./store.js";
 import { SharedLog } from "./shared-log.js";
 import { StoreFailures } from "./store-failures.js";
 import { TurnLeases } from "./turn-leases.js";
@@ -96,8 +96,19 @@ export class TaskEngine {
     };
   }
 
-  get store(): TaskStore {
-    return this.#opts.store;
+  /** Up to `limit` of the task's logged events after `afterSeq`, as stored. */
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+    return this.#opts.store.readEvents(taskId, afterSeq, limit);
+  }
+
+  /** Stored tasks matching `query`, newest first (ListTasks, a chat session's newest turn). */
+  listTasks(query: ListTasksQuery): Promise<Task[]> {
+    return this.#opts.store.listTasks(query);
+  }
+
+  /** How many stored tasks match `filter`, over all pages. */
+  countTasks(filter: ListTasksFilter): Promise<number> {
+    return this.#opts.store.countTasks(filter);
   }
 
   /** Live tasks and buffered stream events, for metrics. */
