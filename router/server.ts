@@ -23,7 +23,8 @@ import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { A2ARequestHandler } from "./handler/index.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { RedisCluster } from "./cluster/index.js";
+import { ClusterPlacement, RedisCluster } from "./cluster/index.js";
+import { LocalPlacement } from "./core/placement.js";
 import { openStore, RedisStore, type RouterStore } from "./store/index.js";
 import { HttpAgent, type HttpAgentOptions } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
@@ -194,7 +195,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     taskTimeoutMs: config.taskTimeoutMs,
     commitRetryMs: config.limits.commitRetryMs,
     observer,
-    ...(cluster && { cluster }),
+    // Where turns run: here alone, or on the instance of a cluster their agent is connected to.
+    placement: cluster ? new ClusterPlacement(cluster) : new LocalPlacement(),
   });
   await engine.recover();
 
