@@ -21,8 +21,10 @@ import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
 import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
+import { A2ARequestHandler } from "./handler/index.js";
 import { SchemaRegistry } from "./schema/validator.js";
-import { RedisCluster } from "./cluster/index.js";
+import { ClusterPlacement, RedisCluster } from "./cluster/index.js";
+import { LocalPlacement } from "./core/placement.js";
 import { openStore, RedisStore, type RouterStore } from "./store/index.js";
 import { HttpAgent, type HttpAgentOptions } from "./upstream/http-agent.js";
 import { VERSION } from "./version.js";
@@ -193,7 +195,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     taskTimeoutMs: config.taskTimeoutMs,
     commitRetryMs: config.limits.commitRetryMs,
     observer,
-    ...(cluster && { cluster }),
+    // Where turns run: here alone, or on the instance of a cluster their agent is connected to.
+    placement: cluster ? new ClusterPlacement(cluster) : new LocalPlacement(),
   });
   await engine.recover();
 
@@ -250,17 +253,17 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     apiKeyRequired: config.apiKeys.length > 0,
   });
   const service = new TaskService({ engine, agents, defaultAgent, push });
-  const dispatcher = new Dispatcher({
+  // One A2A request handler behind every binding: JSON-RPC (through the dispatcher) and REST.
+  const handler = new A2ARequestHandler({
     service,
     schemas,
     extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
-    onInternalError: (err) => logger.error({ err }, "request failed inside the router"),
   });
+  const dispatcher = new Dispatcher({ handler, schemas, onInternalError: (err) => logger.error({ err }, "request failed inside the router") });
   const app = createApp({
     dispatcher,
     service,
-    schemas,
-    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
+    handler,
     agents,
     metrics,
     logger,

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { AgentConnector } from "./agent.js";
 import type { AgentDirectory } from "./agent-directory.js";
-import type { EngineCluster } from "./cluster.js";
+import type { TurnPlacement } from "./placement.js";
 import type { LoggedEvent, Task } from "./model.js";
 import type { TaskStore } from "./store.js";
 import type { Subscriber } from "./subscriber.js";
@@ -40,12 +40,12 @@ export interface EngineOptions {
   commitRetryMs?: number;
   observer?: EngineObserver;
   /**
-   * Routers sharing the store (router/cluster). Consulted only where another instance may be involved: a
-   * turn takes a lease first (startTurn), an agent connected elsewhere gets its turn handed over, a cancel
-   * of a turn running elsewhere is forwarded, a stream of a turn running elsewhere waits on its log, and the
-   * turns of lost instances are ended (adoptOrphan). Absent: one process, no call is made.
+   * Where turns run and under which lease: one router alone (the default, `LocalPlacement`), or one of several
+   * sharing the store (router/cluster's `ClusterPlacement`: a turn takes a lease first, an agent connected
+   * elsewhere gets its turn handed over, a cancel of a turn running elsewhere is forwarded, a stream of a turn
+   * running elsewhere waits on its log, and the turns of lost instances are ended).
    */
-  cluster?: EngineCluster;
+  placement?: TurnPlacement;
 }
 
 /** A task with a turn in progress (or just ended, until its final event is committed). */

@@ -1,4 +1,3 @@
-import { newId } from "./ids.js";
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
 import { TaskError } from "./errors.js";
@@ -16,10 +15,11 @@ import {
   type Task,
   type TaskStatus,
 } from "./model.js";
-import type { TaskStore } from "./store.js";
+import type { ListTasksFilter, ListTasksQuery } from "./store.js";
 import { SharedLog } from "./shared-log.js";
 import { StoreFailures } from "./store-failures.js";
 import { TurnLeases } from "./turn-leases.js";
+import { LocalPlacement, type PlacementHost, type TurnPlacement } from "./placement.js";
 import { copyOfNew, newTask, nextTurn } from "./task-state.js";
 import { TurnRunner } from "./turn-runner.js";
 import { isTurnEnd, settledOrAfter } from "./turn-rules.js";
@@ -61,6 +61,21 @@ export class TaskEngine {
   #turns: TurnRunner;
   /** What startTurn returned -> its turn, for turnResult. */
   #started = new WeakMap<object, LiveTask>();
+  /** Where turns run and under which lease (alone, or one router of a cluster). */
+  #placement: TurnPlacement;
+  /** What the placement may ask of this engine. */
+  #host: PlacementHost = {
+    storedTask: (taskId) => this.#opts.store.getTask(taskId),
+    getTask: (taskId) => this.getTask(taskId),
+    findAgent: (idOrName) => this.#opts.agents.find(idOrName),
+    isLive: (taskId) => this.#live.has(taskId),
+    failLostTurn: (taskId, lostOwner) => this.#leases.failLostTurn(taskId, lostOwner),
+    adoptOrphan: (taskId) => this.adoptOrphan(taskId),
+    failRestarted: (tasks) => this.#failRestarted(tasks),
+    followTurn: async (taskId, afterSeq) => {
+      for await (const _ of this.events(taskId, afterSeq));
+    },
+  };
 
   constructor(options: EngineOptions) {
     this.#opts = { ...DEFAULTS, ...options };
@@ -72,7 +87,9 @@ export class TaskEngine {
       onFenced: (ids) => this.#leases.fenced(ids),
       ...(options.commitRetryMs !== undefined && { retryMs: options.commitRetryMs }),
     });
-    const { store, cluster, observer } = options;
+    const { store, observer } = options;
+    this.#placement = options.placement ?? new LocalPlacement();
+    const cluster = this.#placement.cluster;
     this.#turns = new TurnRunner({
       commits: this.#commits,
       log: this.#log,
@@ -96,8 +113,19 @@ export class TaskEngine {
     };
   }
 
-  get store(): TaskStore {
-    return this.#opts.store;
+  /** Up to `limit` of the task's logged events after `afterSeq`, as stored. */
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<LoggedEvent[]> {
+    return this.#opts.store.readEvents(taskId, afterSeq, limit);
+  }
+
+  /** Stored tasks matching `query`, newest first (ListTasks, a chat session's newest turn). */
+  listTasks(query: ListTasksQuery): Promise<Task[]> {
+    return this.#opts.store.listTasks(query);
+  }
+
+  /** How many stored tasks match `filter`, over all pages. */
+  countTasks(filter: ListTasksFilter): Promise<number> {
+    return this.#opts.store.countTasks(filter);
   }
 
   /** Live tasks and buffered stream events, for metrics. */
@@ -118,12 +146,11 @@ export class TaskEngine {
   async recover(): Promise<number> {
     const unfinished = await this.#opts.store.listUnfinishedTasks();
     const stuck = unfinished.filter((t) => !TURN_END_STATES.has(t.status.state));
-    if (this.#opts.cluster) {
-      // Other instances' turns are theirs: only the turns of lost instances (or of no instance) are ended.
-      let ended = 0;
-      for (const task of stuck) if (await this.adoptOrphan(task.id).catch(() => false)) ended++;
-      return ended;
-    }
+    return this.#placement.recover(stuck, this.#host);
+  }
+
+  /** Fails the tasks a previous run of this router alone left in flight. */
+  async #failRestarted(stuck: Task[]): Promise<number> {
     for (const task of stuck) {
       const now = isoNow();
       const status: TaskStatus = {
@@ -176,7 +203,7 @@ export class TaskEngine {
    * engine reads it, absent or not), run before anything changes; it throws to refuse. The task is read once.
    */
   async startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, opts: StartOptions = {}): Promise<{ task: Task; fromSeq: number }> {
-    const start: TurnStart = { early: opts.blocking === true && !this.#opts.cluster, admit: req.taskId !== undefined ? opts.admit : undefined };
+    const start: TurnStart = { early: opts.blocking === true && this.#placement.soleWriter, admit: req.taskId !== undefined ? opts.admit : undefined };
     if (this.#closing) throw TaskError.shuttingDown();
     if (req.taskId !== undefined) {
       // Claim the id before the first await: concurrent sends with one id must not start two turns.
@@ -191,26 +218,10 @@ export class TaskEngine {
     return this.#startTurn(req, dialect, agent, start);
   }
 
-  async #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
-    const cluster = this.#opts.cluster;
-    if (!cluster) return this.#beginTurn(req, dialect, agent, undefined, start);
-    // Cluster: an agent connected to another instance runs its turns there (the log brings the events back).
-    const stored = req.taskId ? await this.#opts.store.getTask(req.taskId) : undefined;
-    start.admit?.(stored);
-    const owner = stored ? this.#opts.agents.find(stored.agentId) : agent;
-    const instance = owner && cluster.remoteInstance(owner);
-    if (instance !== undefined) return cluster.handOver(instance, req, dialect, owner!.info.id);
-    // Otherwise this instance takes the turn's lease before reading the task: no other instance writes it now.
-    req.taskId ??= newId();
-    if (this.#live.has(req.taskId)) return this.#beginTurn(req, dialect, agent, undefined, start);
-    const lease = await cluster.beginTurn(req.taskId);
-    try {
-      if (lease.lostOwner) await this.#leases.failLostTurn(req.taskId, lease.lostOwner);
-      return await this.#beginTurn(req, dialect, agent, lease.token, start);
-    } catch (err) {
-      if (!this.#live.has(req.taskId)) await cluster.abandonTurn(req.taskId, lease.token).catch(() => undefined);
-      throw err;
-    }
+  /** Places the turn: here, or on the instance the task's agent is connected to (see TurnPlacement). */
+  #startTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
+    const turn = { admit: start.admit, begin: (lease: string | undefined) => this.#beginTurn(req, dialect, agent, lease, start) };
+    return this.#placement.startTurn(req, dialect, agent, turn, this.#host);
   }
 
   async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
@@ -288,15 +299,9 @@ export class TaskEngine {
     if (live && live.turnFromSeq === fromSeq) {
       await live.done;
       // Durable and never written again (a next turn reads the store): not copied; read-only. Failed unstored: read.
-      if (!this.#opts.cluster && !this.#failures.get(taskId)) return live.task;
+      if (this.#placement.soleWriter && !this.#failures.get(taskId)) return live.task;
     }
-    if (!this.#opts.cluster) return this.getTask(taskId);
-    // Cluster: the turn may run on another instance (or have moved to one, this instance having lost its
-    // lease): its end is in the log.
-    const task = await this.getTask(taskId);
-    if (!task || TURN_END_STATES.has(task.status.state)) return task;
-    for await (const _ of this.events(taskId, task.lastSeq));
-    return this.getTask(taskId);
+    return this.#placement.settledTask(taskId, this.#host);
   }
 
   /** The seq after which the task's current (or last) turn logs its events: where a chat resume starts. */
@@ -316,27 +321,25 @@ export class TaskEngine {
   /** Cancels a task: tells the agent, ends the task `canceled`. */
   async cancel(taskId: string): Promise<Task> {
     const live = this.#live.get(taskId);
-    const cluster = this.#opts.cluster;
-    if (!live && cluster) {
-      // Running on another instance: that instance tells its agent and ends the turn.
-      const owner = await cluster.turnOwner(taskId);
-      if (owner !== undefined) return cluster.forwardCancel(owner, taskId);
+    if (!live) {
+      const elsewhere = await this.#placement.cancelElsewhere(taskId);
+      if (elsewhere) return elsewhere;
     }
     if (!live || live.turnEnded) {
       let task = live?.task ?? (await this.getTask(taskId));
       if (!task) throw TaskError.taskNotFound(taskId);
       if (isTerminal(task.status.state) || live?.turnEnded) throw TaskError.taskNotCancelable(taskId, task.status.state);
       // Waiting for input (or left by a lost instance): no agent is working on it, so the router ends it itself,
-      // under a turn lease in cluster mode so that no other instance starts a turn meanwhile.
-      const lease = !live && cluster ? await cluster.beginTurn(taskId) : undefined;
-      if (lease) {
+      // under the placement's lease (in a cluster) so that no other instance starts a turn meanwhile.
+      const lease = live ? undefined : await this.#placement.idleLease(taskId);
+      if (lease !== undefined) {
         task = (await this.#opts.store.getTask(taskId))!;
         if (isTerminal(task.status.state)) {
-          await cluster!.abandonTurn(taskId, lease.token);
+          await this.#placement.abandon(taskId, lease);
           throw TaskError.taskNotCancelable(taskId, task.status.state);
         }
       }
-      if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease?.token))) throw TaskError.internal("the router could not store the cancel");
+      if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease))) throw TaskError.internal("the router could not store the cancel");
       return structuredClone(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
@@ -391,7 +394,7 @@ export class TaskEngine {
       for (const sub of live.subscribers) sub.push(event);
       if (event.kind === "status" && event.final && live.turnEnded && live.task.lastSeq === event.seq) {
         this.#live.delete(event.taskId);
-        if (live.lease !== undefined) this.#opts.cluster?.endTurn(event.taskId, live.lease);
+        if (live.lease !== undefined) this.#placement.endTurn(event.taskId, live.lease);
         live.finish();
       }
     }

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { AgentRegistry } from "../agents/registry.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
+import type { A2ARequestHandler } from "../handler/index.js";
 import { agentCard, routerCard, type CardContext } from "../cards/index.js";
 import type { ApiKeyConfig } from "../config/config.js";
 import { AuthFailureLimiter } from "./auth-limiter.js";
@@ -12,8 +13,8 @@ import { bodyBudget, overLimitGate } from "./limits.js";
 import { jsonErrors, jsonNotFound } from "./errors.js";
 import { requestOrigin, setOriginPolicy } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
+import { sseOptions } from "./sse-options.js";
 import type { TaskService } from "../service/task-service.js";
-import type { SchemaRegistry } from "../schema/validator.js";
 import { restHandler } from "../faces/rest/index.js";
 import { mountAiSdkFace, mountChatPage, mountOpenAiFace } from "../faces/index.js";
 
@@ -43,10 +44,8 @@ export interface AppDeps {
   heartbeatMs: number;
   /** Resolves the public base URL for cards (the listening address is known only after listen). */
   card: (origin?: string) => CardContext;
-  /** Request validation (the REST binding checks its bodies with the v1.0 schemas). */
-  schemas: SchemaRegistry;
-  /** v1.0 GetExtendedAgentCard for an agent. */
-  extendedCard?: (agentId: string, origin?: string) => unknown;
+  /** The A2A request handler the REST binding calls (the JSON-RPC one reaches it through the dispatcher). */
+  handler: A2ARequestHandler;
   /** GET /api/conversations/{sessionId}/messages, when a hosted agent keeps conversations. */
   conversations?: (sessionId: string) => Promise<unknown>;
   /** Extra routes a hosted agent serves (the Eliza plugins' `/api/plugins/...`), behind the API keys. */
@@ -132,7 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
     "/agents/:agentId/rest",
     guard,
     body,
-    restHandler({ service: deps.service, schemas: deps.schemas, heartbeatMs: deps.heartbeatMs, logger: deps.logger, extendedCard: deps.extendedCard, origin: requestOrigin }),
+    restHandler({ handler: deps.handler, relay: sseOptions(deps), logger: deps.logger, origin: requestOrigin }),
   );
 
   if (deps.routes?.length) {

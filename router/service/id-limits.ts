@@ -5,38 +5,11 @@
  * a client's own (prefixes, hashes, composite keys).
  */
 import { TaskError } from "../core/errors.js";
-import type { DialectName, PushNotificationConfig, SendRequest } from "../core/model.js";
+import type { PushNotificationConfig, SendRequest } from "../core/model.js";
+import type { IdFields } from "./dialect-policy.js";
 
 /** The longest id (task, context, message, push config) a client may choose, in UTF-16 code units. */
 export const MAX_ID_CHARS = 256;
-
-/**
- * Where each dialect's clients put the ids a request carries (`pushId`: in a send, `pushSetId`: in a push
- * config set on its own): the error names the field the client wrote.
- */
-const FIELDS: Record<DialectName, { taskId: string; contextId: string; messageId: string; pushId: string; pushSetId: string }> = {
-  "v0.1": {
-    taskId: "id",
-    contextId: "sessionId",
-    messageId: "message.messageId",
-    pushId: "pushNotification.id",
-    pushSetId: "pushNotificationConfig.id",
-  },
-  "v0.3": {
-    taskId: "message.taskId",
-    contextId: "message.contextId",
-    messageId: "message.messageId",
-    pushId: "configuration.pushNotificationConfig.id",
-    pushSetId: "pushNotificationConfig.id",
-  },
-  "v1.0": {
-    taskId: "message.taskId",
-    contextId: "message.contextId",
-    messageId: "message.messageId",
-    pushId: "configuration.taskPushNotificationConfig.id",
-    pushSetId: "id",
-  },
-};
 
 /** Throws invalid params naming `field` when `value` is longer than MAX_ID_CHARS. */
 function checkIdLength(value: string | undefined, field: string): void {
@@ -45,9 +18,8 @@ function checkIdLength(value: string | undefined, field: string): void {
   }
 }
 
-/** Checks every id a send names, before anything is read or stored. */
-export function checkSendIds(req: SendRequest, dialect: DialectName): void {
-  const fields = FIELDS[dialect];
+/** Checks every id a send names, before anything is read or stored; `fields`: the request dialect's names. */
+export function checkSendIds(req: SendRequest, fields: IdFields): void {
   checkIdLength(req.taskId, fields.taskId);
   checkIdLength(req.contextId, fields.contextId);
   checkIdLength(req.message.messageId, fields.messageId);
@@ -55,6 +27,6 @@ export function checkSendIds(req: SendRequest, dialect: DialectName): void {
 }
 
 /** Checks the id of a push config set on its own. */
-export function checkPushConfigId(config: PushNotificationConfig, dialect: DialectName): void {
-  checkIdLength(config.id, FIELDS[dialect].pushSetId);
+export function checkPushConfigId(config: PushNotificationConfig, fields: IdFields): void {
+  checkIdLength(config.id, fields.pushSetId);
 }

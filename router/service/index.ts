@@ -12,3 +12,4 @@ export {
 export type { Caller, Scope } from "./scope.js";
 export { decodePageToken, encodePageToken } from "./page-token.js";
 export { MAX_ID_CHARS } from "./id-limits.js";
+export type { DialectPolicy, IdFields } from "./dialect-policy.js";

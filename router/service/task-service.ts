@@ -3,13 +3,8 @@ import type { AgentDirectory } from "../core/agent-directory.js";
 import type { TaskEngine } from "../core/engine.js";
 import { TaskError } from "../core/errors.js";
 import type { EventStream } from "../core/event-stream.js";
-import {
-  TURN_END_STATES,
-  type DialectName,
-  type PushNotificationConfig,
-  type SendRequest,
-  type Task,
-} from "../core/model.js";
+import { TURN_END_STATES, type PushNotificationConfig, type SendRequest, type Task } from "../core/model.js";
+import type { DialectPolicy } from "./dialect-policy.js";
 import type { Caller, Scope } from "./scope.js";
 import { checkPushConfigId, checkSendIds } from "./id-limits.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
@@ -100,26 +95,27 @@ export class TaskService {
 
   /**
    * Starts a turn (a new task, or the next turn of a task waiting for input) and returns as soon as it is
-   * stored. The agent is the path's, else `metadata.agent`, else the default.
+   * stored. The agent is the path's, else `metadata.agent`, else the default. `dialect`: the request's
+   * dialect, as its caller knows it (the task is created in it; errors name its fields).
    */
-  async start(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<StartedTurn> {
+  async start(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}): Promise<StartedTurn> {
     return this.#start(req, dialect, scope, false);
   }
 
   /** Starts a turn and waits for it to end (up to the task timeout, which fails the task): a blocking send. */
-  async send(req: SendRequest, dialect: DialectName, scope: Scope = {}): Promise<Task> {
+  async send(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}): Promise<Task> {
     const started = await this.#start(req, dialect, scope, true);
     return (await this.#deps.engine.turnResult(started)) ?? started.task;
   }
 
-  async #start(req: SendRequest, dialect: DialectName, scope: Scope, blocking: boolean): Promise<StartedTurn> {
-    // A continuation must name a task this caller may see; v0.1 clients may also name a new one. Checked on
-    // the task as the engine reads it to start the turn (one read of the store, not two).
+  async #start(req: SendRequest, dialect: DialectPolicy, scope: Scope, blocking: boolean): Promise<StartedTurn> {
+    // A continuation must name a task this caller may see; in a dialect whose clients name their tasks (v0.1)
+    // it may also name a new one. Checked on the task as the engine reads it to start the turn (one read).
     const admit = (existing: Task | undefined): void => {
       if (existing) this.#visible(existing, scope);
-      else if (!clientNamesTasks(dialect)) throw TaskError.taskNotFound(req.taskId!);
+      else if (dialect.clientNamesTasks === false) throw TaskError.taskNotFound(req.taskId!);
     };
-    checkSendIds(req, dialect);
+    checkSendIds(req, dialect.idFields);
     // metadata.agent and metadata.skill pick what runs: another type is a mistake, not "the default".
     for (const key of ["agent", "skill"] as const) {
       const value = req.metadata[key];
@@ -127,13 +123,13 @@ export class TaskService {
     }
     const agent = this.#pickAgent(scope, req.agentId ?? (req.metadata.agent as string | undefined));
     const owner = scope.caller?.principal;
-    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect, agent, { blocking, admit });
+    const started = await this.#deps.engine.startTurn(owner === undefined ? req : { ...req, owner }, dialect.name, agent, { blocking, admit });
     if (req.pushNotification) await this.#push().set(started.task.id, req.pushNotification, started.fromSeq);
     return started;
   }
 
   /** Starts a turn and streams its events as they are logged. */
-  async stream(req: SendRequest, dialect: DialectName, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: EventStream }> {
+  async stream(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: EventStream }> {
     const started = await this.start(req, dialect, scope);
     return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
   }
@@ -152,7 +148,7 @@ export class TaskService {
       return { task, events: engine.events(task.id, opts.afterSeq, opts.signal) };
     }
     if (TURN_END_STATES.has(task.status.state)) {
-      const [last] = await engine.store.readEvents(task.id, task.lastSeq - 1, 1);
+      const [last] = await engine.readEvents(task.id, task.lastSeq - 1, 1);
       return { task, ...(last?.kind === "status" && last.metadata && { lastStatusMetadata: last.metadata }) };
     }
     return { task, events: engine.events(task.id, task.lastSeq, opts.signal) };
@@ -174,7 +170,7 @@ export class TaskService {
   /** The running turn of a session (chat resume): the newest task of the context whose turn has not ended. */
   async runningTurn(contextId: string, scope: Scope = {}): Promise<StartedTurn | undefined> {
     const { engine } = this.#deps;
-    const [task] = await engine.store.listTasks({ contextId, ...this.#ownerFilter(scope), limit: 1 });
+    const [task] = await engine.listTasks({ contextId, ...this.#ownerFilter(scope), limit: 1 });
     if (!task || TURN_END_STATES.has(task.status.state)) return undefined;
     return { task, fromSeq: await engine.turnStart(task) };
   }
@@ -187,7 +183,7 @@ export class TaskService {
 
   /** One page of the caller's tasks, newest first (v1.0 ListTasks). */
   async list(query: ListQuery, scope: Scope = {}): Promise<TaskPage> {
-    const { store } = this.#deps.engine;
+    const { engine } = this.#deps;
     const pageSize = Math.min(Math.max(query.pageSize ?? PAGE_SIZE.default, PAGE_SIZE.min), PAGE_SIZE.max);
     const filter = {
       contextId: query.contextId,
@@ -198,15 +194,15 @@ export class TaskService {
     };
     const before = query.pageToken ? decodePageToken(query.pageToken) : undefined;
     // One task more than the page tells whether another page follows.
-    const [tasks, totalSize] = await Promise.all([store.listTasks({ ...filter, before, limit: pageSize + 1 }), store.countTasks(filter)]);
+    const [tasks, totalSize] = await Promise.all([engine.listTasks({ ...filter, before, limit: pageSize + 1 }), engine.countTasks(filter)]);
     const page = tasks.slice(0, pageSize);
     const nextPageToken = tasks.length > pageSize ? encodePageToken(page[page.length - 1]!) : "";
     return { tasks: page, nextPageToken, pageSize, totalSize };
   }
 
   /** Sets a push config of the task; `dialect`: the caller's, whose field names an error uses. */
-  async setPushConfig(taskId: string, config: PushNotificationConfig, dialect: DialectName, scope: Scope = {}): Promise<PushNotificationConfig> {
-    checkPushConfigId(config, dialect);
+  async setPushConfig(taskId: string, config: PushNotificationConfig, dialect: DialectPolicy, scope: Scope = {}): Promise<PushNotificationConfig> {
+    checkPushConfigId(config, dialect.idFields);
     await this.get(taskId, scope);
     return this.#push().set(taskId, config);
   }
@@ -257,11 +253,6 @@ export class TaskService {
     if (!this.#deps.push) throw TaskError.pushNotSupported();
     return this.#deps.push;
   }
-}
-
-/** v0.1 clients choose task ids; v0.3/v1.0 clients may only name tasks that exist (v1.0 spec 3.4.2). */
-function clientNamesTasks(dialect: DialectName): boolean {
-  return dialect === "v0.1";
 }
 
 function mayUse(caller: Caller | undefined, info: AgentInfo): boolean {

@@ -2,6 +2,7 @@ import { afterEach, expect, test } from "@jest/globals";
 import { AgentRegistry } from "../../router/agents/registry.js";
 import { TaskEngine } from "../../router/core/engine.js";
 import type { StreamEvent } from "../../router/core/model.js";
+import { dialectByName } from "../../router/dialects/index.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { TaskService } from "../../router/service/index.js";
 import { MemoryStore } from "../../router/store/memory-store.js";
@@ -22,7 +23,7 @@ test("a stream catching up on the log hands out its pages in separate jobs, ever
   agents.set(counterAgent("counter", 2000));
   engine = new TaskEngine({ store: new MemoryStore(), agents, logger: silentLogger(), taskTimeoutMs: 30_000, logPageSize: 100 });
   const service = new TaskService({ engine, agents, defaultAgent: "counter" });
-  const task = await service.send({ message: { role: "user", parts: [{ kind: "text", text: "go" }] }, metadata: {} }, "v0.3");
+  const task = await service.send({ message: { role: "user", parts: [{ kind: "text", text: "go" }] }, metadata: {} }, dialectByName("v0.3"));
   expect(task.lastSeq).toBe(2001);
 
   const stream = engine.events(task.id, 0);

@@ -161,7 +161,7 @@ test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task se
   const app = createApp({
     dispatcher,
     service: {} as never,
-    schemas: {} as never,
+    handler: {} as never,
     agents: new AgentRegistry(),
     metrics: new RouterMetrics({ liveTasks: zero, streams: zero, bufferedEvents: zero, pendingCommits: zero, logFallbacks: zero, hubAgents: zero, hubAgentsPaused: zero }),
     logger: silentLogger(),

@@ -9,6 +9,7 @@ import type { RunningRouter } from "../../router/index.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { parsePushUrl } from "../../router/push/url-policy.js";
 import { Dispatcher } from "../../router/rpc/dispatcher.js";
+import { A2ARequestHandler } from "../../router/handler/index.js";
 import { TaskService, type PushService } from "../../router/service/task-service.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { MemoryStore } from "../../router/store/index.js";
@@ -58,7 +59,9 @@ describe("dispatcher, in process", () => {
     engine = new TaskEngine({ store, agents, logger: silentLogger(), taskTimeoutMs: 30_000 });
     const service = new TaskService({ engine, agents, defaultAgent: "echo", push: storePush(store) });
     // A failure of the router's own reaches the client as -32603, which the checks refuse: keep the cause.
-    dispatcher = new Dispatcher({ service, schemas: new SchemaRegistry(), extendedCard: () => ({ name: "x" }), onInternalError: (err) => internal.push(err) });
+    const schemas = new SchemaRegistry();
+    const handler = new A2ARequestHandler({ service, schemas, extendedCard: () => ({ name: "x" }) });
+    dispatcher = new Dispatcher({ handler, schemas, onInternalError: (err) => internal.push(err) });
     const first = await dispatcher.dispatch({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "t-known", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }, {});
     expect(first.kind).toBe("json");
   });

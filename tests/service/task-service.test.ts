@@ -3,6 +3,7 @@ import { AgentRegistry } from "../../router/agents/registry.js";
 import { TaskEngine } from "../../router/core/engine.js";
 import { TaskError, type TaskErrorReason } from "../../router/core/errors.js";
 import { agentText, type StreamEvent, type SendRequest } from "../../router/core/model.js";
+import { dialectByName } from "../../router/dialects/index.js";
 import { silentLogger } from "../../router/observability/logger.js";
 import { TaskService, type Scope } from "../../router/service/index.js";
 import { MemoryStore } from "../../router/store/memory-store.js";
@@ -50,7 +51,7 @@ function started(store?: MemoryStore, count?: number) {
 describe("TaskService without any transport", () => {
   test("send waits for the turn and answers with the finished task", async () => {
     const { service } = started();
-    const task = await service.send(request("go"), "v0.3");
+    const task = await service.send(request("go"), dialectByName("v0.3"));
     expect(task.status.state).toBe("completed");
     expect(task.lastSeq).toBe(4);
     expect(task.artifacts[0]!.parts).toEqual([{ kind: "text", text: "1,2,3," }]);
@@ -69,7 +70,7 @@ describe("TaskService without any transport", () => {
     };
     const { service } = started(store);
     let answered = false;
-    const sent = service.send(request("go"), "v0.3").then((task) => ((answered = true), task));
+    const sent = service.send(request("go"), dialectByName("v0.3")).then((task) => ((answered = true), task));
     while (eventsPerCommit.length === 0) await new Promise((r) => setImmediate(r));
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(answered).toBe(false);
@@ -83,7 +84,7 @@ describe("TaskService without any transport", () => {
 
   test("stream yields the turn's events in order; resubscribe from a seq yields exactly the rest", async () => {
     const { service } = started();
-    const { task, events } = await service.stream(request("go"), "v1.0");
+    const { task, events } = await service.stream(request("go"), dialectByName("v1.0"));
     const all = await collect(events);
     expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     const rest = await service.resubscribe(task.id, {}, { afterSeq: 2 });
@@ -98,7 +99,7 @@ describe("TaskService without any transport", () => {
         yield { kind: "status", status: { state: "completed", message: agentText("ok") }, final: true, metadata: { cost: { usd: 1 } } };
       }),
     );
-    const task = await service.send(request("go", { agentId: "costly" }), "v0.3");
+    const task = await service.send(request("go", { agentId: "costly" }), dialectByName("v0.3"));
     const r = await service.resubscribe(task.id);
     expect(r.events).toBeUndefined();
     expect(r.lastStatusMetadata).toMatchObject({ cost: { usd: 1 }, textKind: "snapshot" });
@@ -107,15 +108,15 @@ describe("TaskService without any transport", () => {
   test("errors carry reasons: unknown task, unknown agent, unavailable agent, not cancelable, push unsupported", async () => {
     const { service, agents } = started();
     expect(await reason(service.get("nope"))).toBe("task-not-found");
-    expect(await reason(service.send(request("x", { agentId: "ghost" }), "v0.3"))).toBe("unknown-agent");
+    expect(await reason(service.send(request("x", { agentId: "ghost" }), dialectByName("v0.3")))).toBe("unknown-agent");
     agents.set({ ...counterAgent("offline", 1), isOnline: () => false });
-    expect(await reason(service.send(request("x", { agentId: "offline" }), "v0.3"))).toBe("agent-unavailable");
-    const done = await service.send(request("x"), "v0.3");
+    expect(await reason(service.send(request("x", { agentId: "offline" }), dialectByName("v0.3")))).toBe("agent-unavailable");
+    const done = await service.send(request("x"), dialectByName("v0.3"));
     expect(await reason(service.cancel(done.id))).toBe("task-not-cancelable");
-    expect(await reason(service.setPushConfig(done.id, { url: "http://127.0.0.1:1/hook" }, "v0.1"))).toBe("push-not-supported");
+    expect(await reason(service.setPushConfig(done.id, { url: "http://127.0.0.1:1/hook" }, dialectByName("v0.1")))).toBe("push-not-supported");
     // v0.3/v1.0 clients may only name tasks that exist; v0.1 clients choose their ids.
-    expect(await reason(service.send(request("x", { taskId: "mine" }), "v1.0"))).toBe("task-not-found");
-    expect((await service.send(request("x", { taskId: "mine" }), "v0.1")).id).toBe("mine");
+    expect(await reason(service.send(request("x", { taskId: "mine" }), dialectByName("v1.0")))).toBe("task-not-found");
+    expect((await service.send(request("x", { taskId: "mine" }), dialectByName("v0.1"))).id).toBe("mine");
   });
 
   test("a send that names its task reads it from the store once: the caller's checks run on the engine's read", async () => {
@@ -125,12 +126,12 @@ describe("TaskService without any transport", () => {
     store.getTask = (id) => (reads.push(id), getTask(id));
     const { service } = started(store, 1);
     const alice: Scope = { caller: { principal: "alice" } };
-    expect((await service.send(request("go", { taskId: "named-1" }), "v0.1", alice)).status.state).toBe("completed");
+    expect((await service.send(request("go", { taskId: "named-1" }), dialectByName("v0.1"), alice)).status.state).toBe("completed");
     expect(reads).toEqual(["named-1"]);
     // The same single read refuses what the caller may not do: another key's task, a v0.3 id that names none.
     reads.length = 0;
-    expect(await reason(service.send(request("again", { taskId: "named-1" }), "v0.1", { caller: { principal: "bob" } }))).toBe("task-not-found");
-    expect(await reason(service.send(request("new", { taskId: "named-2" }), "v0.3", alice))).toBe("task-not-found");
+    expect(await reason(service.send(request("again", { taskId: "named-1" }), dialectByName("v0.1"), { caller: { principal: "bob" } }))).toBe("task-not-found");
+    expect(await reason(service.send(request("new", { taskId: "named-2" }), dialectByName("v0.3"), alice))).toBe("task-not-found");
     expect(reads).toEqual(["named-1", "named-2"]);
     expect(await store.getTask("named-2")).toBeUndefined();
   });
@@ -141,7 +142,7 @@ describe("TaskService without any transport", () => {
     agents.set(gate.agent);
     const alice: Scope = { caller: { principal: "alice" } };
     const bob: Scope = { caller: { principal: "bob" } };
-    const { task } = await service.start(request("hi", { agentId: "gated", taskId: "t-a" }), "v0.1", alice);
+    const { task } = await service.start(request("hi", { agentId: "gated", taskId: "t-a" }), dialectByName("v0.1"), alice);
     await gate.running;
     expect(task.owner).toBe("alice");
     expect(await reason(service.get(task.id, bob))).toBe("task-not-found");
@@ -150,7 +151,7 @@ describe("TaskService without any transport", () => {
     expect(await reason(service.listPushConfigs(task.id, bob))).toBe("task-not-found");
     expect(await reason(service.runningTurn(task.contextId, bob).then((t) => t ?? Promise.reject(TaskError.taskNotFound(task.id))))).toBe("task-not-found");
     // Continuing another key's v0.1 task changes nothing.
-    expect(await reason(service.send(request("again", { taskId: "t-a" }), "v0.1", bob))).toBe("task-not-found");
+    expect(await reason(service.send(request("again", { taskId: "t-a" }), dialectByName("v0.1"), bob))).toBe("task-not-found");
     expect((await service.list({}, bob)).tasks).toEqual([]);
     expect((await service.list({}, alice)).tasks.map((t) => t.id)).toEqual(["t-a"]);
     expect((await service.list({}, alice)).totalSize).toBe(1);
@@ -163,21 +164,21 @@ describe("TaskService without any transport", () => {
     agents.set(counterAgent("other", 1));
     const limited: Scope = { caller: { principal: "k", agents: ["other"] } };
     expect(service.listAgents(limited.caller).map((a) => a.info.id)).toEqual(["other"]);
-    expect(await reason(service.send(request("x", { agentId: "counter" }), "v0.3", limited))).toBe("unknown-agent");
-    expect((await service.send(request("x", { agentId: "other" }), "v0.3", limited)).status.state).toBe("completed");
+    expect(await reason(service.send(request("x", { agentId: "counter" }), dialectByName("v0.3"), limited))).toBe("unknown-agent");
+    expect((await service.send(request("x", { agentId: "other" }), dialectByName("v0.3"), limited)).status.state).toBe("completed");
   });
 
   test("an agent path scopes what is seen: another agent's task is not found there", async () => {
     const { service, agents } = started();
     agents.set(counterAgent("other", 1));
-    const task = await service.send(request("x"), "v0.3");
+    const task = await service.send(request("x"), dialectByName("v0.3"));
     expect(await reason(service.get(task.id, { agentId: "other" }))).toBe("task-not-found");
     expect((await service.get(task.id, { agentId: "counter" })).id).toBe(task.id);
   });
 
   test("list clamps page sizes and pages with a token", async () => {
     const { service } = started();
-    for (let i = 0; i < 3; i++) await service.send(request(`n${i}`), "v1.0");
+    for (let i = 0; i < 3; i++) await service.send(request(`n${i}`), dialectByName("v1.0"));
     const first = await service.list({ pageSize: 2 });
     expect(first.tasks).toHaveLength(2);
     expect(first.totalSize).toBe(3);
@@ -193,7 +194,7 @@ describe("TaskService without any transport", () => {
     const { service, agents } = started();
     const gate = gatedAgent("gated");
     agents.set(gate.agent);
-    const { task, fromSeq } = await service.start(request("hi", { agentId: "gated", contextId: "chat-1" }), "v0.3");
+    const { task, fromSeq } = await service.start(request("hi", { agentId: "gated", contextId: "chat-1" }), dialectByName("v0.3"));
     await gate.running;
     const running = await service.runningTurn("chat-1");
     expect(running).toEqual({ task: expect.objectContaining({ id: task.id }), fromSeq });

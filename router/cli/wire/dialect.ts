@@ -74,10 +74,10 @@ export function taskCalls(
 ): Pick<WireDialect, "send" | "stream" | "resubscribe" | "get" | "cancel"> {
   const call = callsOf(dialect);
   return {
-    send: (input) => call("send", sendParams(input)),
-    stream: (input) => call("stream", sendParams(input)),
-    resubscribe: (id) => call("resubscribe", { id }),
-    get: (id) => call("get", { id }),
-    cancel: (id) => call("cancel", { id }),
+    send: (input) => call("SendMessage", sendParams(input)),
+    stream: (input) => call("SendStreamingMessage", sendParams(input)),
+    resubscribe: (id) => call("SubscribeToTask", { id }),
+    get: (id) => call("GetTask", { id }),
+    cancel: (id) => call("CancelTask", { id }),
   };
 }

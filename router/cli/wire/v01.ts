@@ -37,8 +37,8 @@ export const v01Wire: WireDialect = {
 
   ...taskCalls(v01, sendParams),
   // v0.1 has one config per task and no config id.
-  pushSet: (c) => call("push-set", v01.renderPushConfig(c.taskId, pushConfigOf({ ...c, id: undefined }))),
-  pushGet: (id) => call("push-get", { id }),
+  pushSet: (c) => call("CreateTaskPushNotificationConfig", v01.renderPushConfig(c.taskId, pushConfigOf({ ...c, id: undefined }))),
+  pushGet: (id) => call("GetTaskPushNotificationConfig", { id }),
 
   parseSendResult: task,
   parseTask: task,

@@ -31,10 +31,10 @@ export const v03Wire: WireDialect = {
   clientNamesTasks: false,
 
   ...taskCalls(v03, sendParams),
-  pushSet: (c) => call("push-set", v03.renderPushConfig(c.taskId, pushConfigOf(c))),
-  pushGet: (id, configId) => call("push-get", { id, ...(configId !== undefined && { pushNotificationConfigId: configId }) }),
-  pushList: (id) => call("push-list", { id }),
-  pushDelete: (id, configId) => call("push-delete", { id, pushNotificationConfigId: configId }),
+  pushSet: (c) => call("CreateTaskPushNotificationConfig", v03.renderPushConfig(c.taskId, pushConfigOf(c))),
+  pushGet: (id, configId) => call("GetTaskPushNotificationConfig", { id, ...(configId !== undefined && { pushNotificationConfigId: configId }) }),
+  pushList: (id) => call("ListTaskPushNotificationConfigs", { id }),
+  pushDelete: (id, configId) => call("DeleteTaskPushNotificationConfig", { id, pushNotificationConfigId: configId }),
 
   parseSendResult: (result) => task(result, "send"),
   parseTask: (result) => task(result, "task"),

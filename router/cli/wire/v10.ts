@@ -31,16 +31,16 @@ export const v10Wire: WireDialect = {
 
   ...taskCalls(v10, sendParams),
   list: (q) =>
-    call("list", {
+    call("ListTasks", {
       ...(q.contextId !== undefined && { contextId: q.contextId }),
       ...(q.state !== undefined && { status: stateToV10(q.state as TaskState) }),
       ...(q.pageSize !== undefined && { pageSize: q.pageSize }),
       ...(q.pageToken !== undefined && { pageToken: q.pageToken }),
     }),
-  pushSet: (c) => call("push-set", v10.renderPushConfig(c.taskId, pushConfigOf(c))),
-  pushGet: (taskId, id) => call("push-get", { taskId, ...(id !== undefined && { id }) }),
-  pushList: (taskId) => call("push-list", { taskId }),
-  pushDelete: (taskId, id) => call("push-delete", { taskId, id }),
+  pushSet: (c) => call("CreateTaskPushNotificationConfig", v10.renderPushConfig(c.taskId, pushConfigOf(c))),
+  pushGet: (taskId, id) => call("GetTaskPushNotificationConfig", { taskId, ...(id !== undefined && { id }) }),
+  pushList: (taskId) => call("ListTaskPushNotificationConfigs", { taskId }),
+  pushDelete: (taskId, id) => call("DeleteTaskPushNotificationConfig", { taskId, id }),
 
   parseSendResult(result) {
     const r = checked("v1.0", "send", result);

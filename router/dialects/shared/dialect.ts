@@ -1,18 +1,22 @@
 import type { DialectName, LoggedEvent, PushNotificationConfig, SendRequest, Task, TaskEvent } from "../../core/model.js";
 
-/** What a JSON-RPC method asks the engine to do, whatever its dialect's name for it. */
+/**
+ * What a request asks the router to do, named as the A2A v1.0 operation it is (spec 3.1; the same names in
+ * every binding: JSON-RPC methods, REST paths, gRPC calls). Each dialect maps its JSON-RPC methods onto these
+ * (`methods`): v0.1 `tasks/sendSubscribe` and v0.3 `message/stream` are both SendStreamingMessage.
+ */
 export type Operation =
-  | "send"
-  | "stream"
-  | "resubscribe"
-  | "get"
-  | "list"
-  | "cancel"
-  | "push-set"
-  | "push-get"
-  | "push-list"
-  | "push-delete"
-  | "extended-card";
+  | "SendMessage"
+  | "SendStreamingMessage"
+  | "GetTask"
+  | "ListTasks"
+  | "CancelTask"
+  | "SubscribeToTask"
+  | "CreateTaskPushNotificationConfig"
+  | "GetTaskPushNotificationConfig"
+  | "ListTaskPushNotificationConfigs"
+  | "DeleteTaskPushNotificationConfig"
+  | "GetExtendedAgentCard";
 
 /** An event on its way to a client: logged ones carry their seq, synthetic snapshots do not. */
 export type OutboundEvent = LoggedEvent | (TaskEvent & { taskId: string; contextId: string; seq?: undefined });
@@ -104,4 +108,9 @@ export interface Dialect {
    * false (v0.3/v1.0): a taskId must name an existing task, else TaskNotFound (v1.0 spec 3.4.2).
    */
   readonly clientNamesTasks?: boolean;
+  /**
+   * Where this dialect's clients write the ids a request carries (`pushId`: in a send, `pushSetId`: in a push
+   * config set on its own), for errors that name the field the client wrote.
+   */
+  readonly idFields: { taskId: string; contextId: string; messageId: string; pushId: string; pushSetId: string };
 }

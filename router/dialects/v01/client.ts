@@ -9,14 +9,14 @@ import { eventToV01, messageFromV01, taskToV01, type V01Message } from "./wire.j
  */
 
 const METHODS = {
-  "tasks/send": "send",
-  "tasks/sendSubscribe": "stream",
-  "tasks/resubscribe": "resubscribe",
-  "task/resubscribe": "resubscribe",
-  "tasks/get": "get",
-  "tasks/cancel": "cancel",
-  "tasks/pushNotification/set": "push-set",
-  "tasks/pushNotification/get": "push-get",
+  "tasks/send": "SendMessage",
+  "tasks/sendSubscribe": "SendStreamingMessage",
+  "tasks/resubscribe": "SubscribeToTask",
+  "task/resubscribe": "SubscribeToTask",
+  "tasks/get": "GetTask",
+  "tasks/cancel": "CancelTask",
+  "tasks/pushNotification/set": "CreateTaskPushNotificationConfig",
+  "tasks/pushNotification/get": "GetTaskPushNotificationConfig",
 } as const;
 
 const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
@@ -44,6 +44,13 @@ export const v01: Dialect = {
   name: "v0.1",
   methods: METHODS,
   streamStartsWithTask: false,
+  idFields: {
+    taskId: "id",
+    contextId: "sessionId",
+    messageId: "message.messageId",
+    pushId: "pushNotification.id",
+    pushSetId: "pushNotificationConfig.id",
+  },
   paramsSchemaId: (method) => SCHEMA_IDS[method as keyof typeof METHODS]!,
 
   toSendRequest(params): SendRequest {

@@ -8,16 +8,16 @@ import type { V03MessageSendParams, V03PushNotificationConfig } from "./types.js
 /** The client side of A2A v0.3: its JSON-RPC methods, how their params read, how results are written. */
 
 const METHODS = {
-  "message/send": "send",
-  "message/stream": "stream",
-  "tasks/get": "get",
-  "tasks/cancel": "cancel",
-  "tasks/resubscribe": "resubscribe",
-  "tasks/pushNotificationConfig/set": "push-set",
-  "tasks/pushNotificationConfig/get": "push-get",
-  "tasks/pushNotificationConfig/list": "push-list",
-  "tasks/pushNotificationConfig/delete": "push-delete",
-  "agent/getAuthenticatedExtendedCard": "extended-card",
+  "message/send": "SendMessage",
+  "message/stream": "SendStreamingMessage",
+  "tasks/get": "GetTask",
+  "tasks/cancel": "CancelTask",
+  "tasks/resubscribe": "SubscribeToTask",
+  "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
+  "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
+  "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
 } as const;
 
 const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
@@ -38,6 +38,13 @@ export const v03: Dialect = {
   name: "v0.3",
   methods: METHODS,
   streamStartsWithTask: false,
+  idFields: {
+    taskId: "message.taskId",
+    contextId: "message.contextId",
+    messageId: "message.messageId",
+    pushId: "configuration.pushNotificationConfig.id",
+    pushSetId: "pushNotificationConfig.id",
+  },
   finishedResubscribe: "replay",
   clientNamesTasks: false,
 

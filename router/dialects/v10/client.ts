@@ -8,17 +8,17 @@ import type { V10ListTasksRequest, V10SendMessageRequest, V10TaskPushNotificatio
 /** The client side of A2A v1.0: its JSON-RPC methods, how their params read, how results are written. */
 
 const METHODS = {
-  SendMessage: "send",
-  SendStreamingMessage: "stream",
-  GetTask: "get",
-  ListTasks: "list",
-  CancelTask: "cancel",
-  SubscribeToTask: "resubscribe",
-  CreateTaskPushNotificationConfig: "push-set",
-  GetTaskPushNotificationConfig: "push-get",
-  ListTaskPushNotificationConfigs: "push-list",
-  DeleteTaskPushNotificationConfig: "push-delete",
-  GetExtendedAgentCard: "extended-card",
+  SendMessage: "SendMessage",
+  SendStreamingMessage: "SendStreamingMessage",
+  GetTask: "GetTask",
+  ListTasks: "ListTasks",
+  CancelTask: "CancelTask",
+  SubscribeToTask: "SubscribeToTask",
+  CreateTaskPushNotificationConfig: "CreateTaskPushNotificationConfig",
+  GetTaskPushNotificationConfig: "GetTaskPushNotificationConfig",
+  ListTaskPushNotificationConfigs: "ListTaskPushNotificationConfigs",
+  DeleteTaskPushNotificationConfig: "DeleteTaskPushNotificationConfig",
+  GetExtendedAgentCard: "GetExtendedAgentCard",
 } as const;
 
 const SCHEMA_IDS: Record<keyof typeof METHODS, string> = {
@@ -40,6 +40,13 @@ export const v10: Dialect = {
   name: "v1.0",
   methods: METHODS,
   streamStartsWithTask: true,
+  idFields: {
+    taskId: "message.taskId",
+    contextId: "message.contextId",
+    messageId: "message.messageId",
+    pushId: "configuration.taskPushNotificationConfig.id",
+    pushSetId: "id",
+  },
   finishedResubscribe: "unsupported",
   clientNamesTasks: false,
 

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { StreamEvent, Message, SendRequest } from "../../core/model.js";
+import { dialectByName } from "../../dialects/index.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
 
@@ -36,7 +37,7 @@ export async function startChatTurn(service: TaskService, req: ChatTurnRequest):
     ...(req.sessionId !== undefined && { contextId: req.sessionId }),
     ...(waiting !== undefined && { taskId: waiting }),
   };
-  return service.stream(send, CHAT_DIALECT, req.scope, req.signal);
+  return service.stream(send, dialectByName(CHAT_DIALECT), req.scope, req.signal);
 }
 
 /** The session's newest task, when it waits for input from this chat (and from the same agent). */

@@ -1,0 +1,125 @@
+import type { ServerResponse } from "node:http";
+import { formatEvent, formatEventPieces, formatJsonEvent } from "./format.js";
+import { SseWriter } from "./writer.js";
+
+/** One SSE event to write: its data (JSON text, or JSON text in pieces) and, for a logged event, its id. */
+export interface SseMessage {
+  seq?: number;
+  data: string | ReadonlyArray<string | Uint8Array>;
+}
+
+/**
+ * What a relay reads: the messages ready when the stream opens, then batches of items pulled by callback
+ * (undefined once over), each turned into its message. router/handler's MessageStream is one.
+ */
+export interface SseSource<T> {
+  opening(): SseMessage[];
+  readEvents(done: (batch: T[] | undefined) => void, failed: (err: unknown) => void): void;
+  message(item: T): SseMessage;
+  /** The client went away or the relay ended: stop reading. */
+  close(): void;
+}
+
+export interface SseRelayOptions {
+  heartbeatMs: number;
+  /** Told of a failure while relaying (the stream then ends). */
+  onError: (err: unknown) => void;
+  /** Told when the stream opens and when it ends (an open-streams gauge). */
+  onOpen?: () => void;
+  onEnd?: () => void;
+}
+
+/** Frames of one batch are joined into one write up to about this many characters. */
+const COALESCE_CHARS = 32 * 1024;
+
+/** A message's SSE frame: its data is JSON text, so a logged event's frame needs no scan. */
+function frameOf({ data, seq }: SseMessage): string | Array<string | Uint8Array> {
+  if (typeof data !== "string") return formatEventPieces(data, seq);
+  return seq === undefined ? formatEvent(data) : formatJsonEvent(data, seq);
+}
+
+/** Writes `source` to `res` as SSE until it ends or the client goes away (which closes it). */
+export function relaySse<T>(res: ServerResponse, source: SseSource<T>, options: SseRelayOptions): void {
+  new SseRelay(res, source, options).start();
+}
+
+/**
+ * The one SSE write loop of every face that streams A2A events (JSON-RPC, REST). Driven by callbacks rather
+ * than an async loop: an idle stream waits with two callbacks, without a suspended frame or a promise of its
+ * own. A batch's frames leave in one write; a full socket is waited on, never buffered around.
+ */
+class SseRelay<T> {
+  readonly #writer: SseWriter;
+  readonly #source: SseSource<T>;
+  readonly #options: SseRelayOptions;
+  #ended = false;
+
+  constructor(res: ServerResponse, source: SseSource<T>, options: SseRelayOptions) {
+    this.#source = source;
+    this.#options = options;
+    this.#writer = new SseWriter(res, options.heartbeatMs, () => source.close());
+  }
+
+  start(): void {
+    this.#options.onOpen?.();
+    this.#guard(() => {
+      this.#writer.open();
+      this.#write(this.#source.opening(), 0);
+    });
+  }
+
+  /** Asks for the next batch: an idle stream waits here, on these two callbacks. */
+  #pull(): void {
+    this.#source.readEvents(this.#onBatch, this.#onError);
+  }
+
+  readonly #onBatch = (batch: T[] | undefined): void =>
+    this.#guard(() => (batch ? this.#write(batch.map((e) => this.#source.message(e)), 0) : this.#end()));
+
+  readonly #onError = (err: unknown): void => this.#fail(err);
+
+  /** Writes `batch` from `from` on, waiting while the socket is full, then pulls the next batch. */
+  #write(batch: SseMessage[], from: number): void {
+    const writer = this.#writer;
+    for (let i = from; i < batch.length; ) {
+      if (writer.closed) return this.#end();
+      let frame = frameOf(batch[i++]!);
+      // A batch's small frames leave in one write: one HTTP chunk and one syscall for many events, and
+      // one chunk for the client's parser (a write per event was most of a fast stream's socket cost).
+      while (typeof frame === "string" && frame.length < COALESCE_CHARS && i < batch.length) {
+        const next = frameOf(batch[i]!);
+        if (typeof next !== "string") break;
+        frame += next;
+        i++;
+      }
+      if (!writer.write(frame)) {
+        const at = i;
+        void writer.drained().then(() => this.#guard(() => this.#write(batch, at)));
+        return;
+      }
+    }
+    if (writer.closed) this.#end();
+    else this.#pull();
+  }
+
+  #guard(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.#fail(err);
+    }
+  }
+
+  #fail(err: unknown): void {
+    this.#options.onError(err);
+    this.#end();
+  }
+
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#options.onEnd?.();
+    this.#source.close();
+    this.#writer.end();
+  }
+}
