@@ -1,4 +1,5 @@
 import { TaskError } from "../core/errors.js";
+import type { CardAudience } from "../cards/index.js";
 import type { EventStream } from "../core/event-stream.js";
 import { isTerminal, TURN_END_STATES, type Task } from "../core/model.js";
 import { assertA2AVersion, bindMethod, dialectByName, type Dialect, type OutboundEvent } from "../dialects/index.js";
@@ -28,8 +29,8 @@ export interface CallContext {
 export interface DispatcherDeps {
   service: TaskService;
   schemas: SchemaRegistry;
-  /** v1.0 GetExtendedAgentCard for an agent (undefined = router). */
-  extendedCard?: (agentId: string | undefined, origin?: string) => unknown;
+  /** The extended card of an agent (undefined = router), in the shape of the asking dialect; absent: not configured. */
+  extendedCard?: (agentId: string | undefined, origin?: string, audience?: CardAudience) => unknown;
   /** Told of failures that are not the client's (mapped to a generic -32603 on the wire). */
   onInternalError?: (err: unknown) => void;
 }
@@ -74,9 +75,12 @@ export class Dispatcher {
     }
     const issue = this.#deps.schemas.check("jsonrpc", req);
     if (issue) return json(failure(id, RpcError.invalidRequest(issue.message, issue.field).toJSON()));
-    const { method, params = {} } = req as { method: string; params?: unknown };
+    const { method } = req as { method: string };
+    let params = (req as { params?: unknown }).params ?? {};
     // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
     const isNotification = !Object.hasOwn(req, "id");
+    // Set once the method is known to stream in a dialect whose failures are then an SSE event.
+    let failAsEvent: Dialect | undefined;
     try {
       assertA2AVersion(ctx.a2aVersion);
       const binding = bindMethod(method);
@@ -85,6 +89,8 @@ export class Dispatcher {
         throw RpcError.invalidRequest(`${method} streams and cannot be part of a batch`, "method");
       }
       let dialect = binding.dialects[0]!;
+      if (!inBatch && STREAMING.has(binding.operation) && (dialect.streamFailure ?? "event") === "event") failAsEvent = dialect;
+      params = dialect.readParams?.(params) ?? params;
       const bad = this.#deps.schemas.check(dialect.paramsSchemaId(method), params);
       if (bad) throw RpcError.invalidParams(bad.message, bad.field);
       // Methods shared by several dialects answer in the dialect the task was created in.
@@ -99,7 +105,9 @@ export class Dispatcher {
     } catch (err) {
       const e = toRpcError(err);
       if (!(err instanceof RpcError) && !(err instanceof TaskError)) this.#deps.onInternalError?.(err);
-      return json(isNotification ? undefined : failure(id, e.toJSON()));
+      if (isNotification) return json(undefined);
+      if (failAsEvent) return { kind: "stream", messages: new MessageStream(failAsEvent, id, [{ data: JSON.stringify(failure(id, e.toJSON())) }], undefined) };
+      return json(failure(id, e.toJSON()));
     }
   }
 
@@ -160,7 +168,7 @@ export class Dispatcher {
       }
       case "extended-card": {
         if (!this.#deps.extendedCard) throw RpcError.extendedCardNotConfigured();
-        return value(this.#deps.extendedCard(ctx.pathAgentId, ctx.origin));
+        return value(this.#deps.extendedCard(ctx.pathAgentId, ctx.origin, dialect.name === "v1.0" ? "v1.0" : "all"));
       }
       default:
         throw RpcError.methodNotFound(method);

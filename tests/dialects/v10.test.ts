@@ -222,14 +222,14 @@ describe("v1.0 results and events", () => {
 });
 
 describe("A2A-Version", () => {
-  test("empty means 0.3; patch versions are ignored; unsupported versions are refused with -32009", () => {
+  test("empty means 0.3; patch versions are ignored; unsupported versions are refused (version-not-supported)", () => {
     expect(requestedA2AVersion(undefined)).toBe("0.3");
     expect(requestedA2AVersion(" ")).toBe("0.3");
     expect(requestedA2AVersion("1.0.1")).toBe("1.0");
     expect(assertA2AVersion("1.0")).toBe("1.0");
     expect(assertA2AVersion(["0.3"])).toBe("0.3");
     for (const bad of ["0.5", "2.0", "latest"]) {
-      expect(() => assertA2AVersion(bad)).toThrow(expect.objectContaining({ code: RPC_ERROR_CODES.VERSION_NOT_SUPPORTED, data: { version: bad } }));
+      expect(() => assertA2AVersion(bad)).toThrow(expect.objectContaining({ reason: "version-not-supported", data: { version: bad } }));
     }
   });
 });

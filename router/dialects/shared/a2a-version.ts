@@ -1,4 +1,4 @@
-import { RpcError } from "../../rpc/errors.js";
+import { TaskError } from "../../core/errors.js";
 
 /**
  * The `A2A-Version` service parameter (v1.0 spec 3.6): sent as an HTTP header (or, for GET requests, a
@@ -7,7 +7,7 @@ import { RpcError } from "../../rpc/errors.js";
  * The router speaks 0.1, 0.3 and 1.0 on every endpoint, and the method name already says which dialect a
  * request is in (v1.0's are PascalCase, v0.3's slash-separated, v0.1's `tasks/send*`). So the header
  * decides nothing about translation; it only refuses versions the router does not speak, with
- * VersionNotSupported (-32009). A 1.0 client that forgets the header still gets v1.0 answers.
+ * VersionNotSupported (JSON-RPC -32009, REST 400). A 1.0 client that forgets the header still gets v1.0 answers.
  */
 export const A2A_VERSION_HEADER = "A2A-Version";
 
@@ -25,6 +25,16 @@ export function requestedA2AVersion(header: string | string[] | undefined): stri
 /** Throws VersionNotSupported unless the header names a version the router speaks. */
 export function assertA2AVersion(header: string | string[] | undefined): string {
   const version = requestedA2AVersion(header);
-  if (!SUPPORTED_A2A_VERSIONS.includes(version)) throw RpcError.versionNotSupported(version);
+  if (!SUPPORTED_A2A_VERSIONS.includes(version)) throw TaskError.versionNotSupported(version);
   return version;
+}
+
+/**
+ * The A2A-Version of an HTTP request: the header, else (v1.0 3.6, for GET requests above all) the query
+ * parameter of the same name.
+ */
+export function a2aVersionOf(header: string | undefined, query: Record<string, unknown>): string | undefined {
+  if (header !== undefined) return header;
+  const q = query[A2A_VERSION_HEADER];
+  return typeof q === "string" ? q : undefined;
 }

@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import { TaskError } from "../../core/errors.js";
 import { isTerminal, type StreamEvent } from "../../core/model.js";
-import { dialectByName } from "../../dialects/index.js";
+import { a2aVersionOf, assertA2AVersion, dialectByName, readProtoNames } from "../../dialects/index.js";
 import type { SchemaRegistry } from "../../schema/validator.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../../schema/depth.js";
 import type { Scope } from "../../service/scope.js";
@@ -16,8 +16,8 @@ export interface RestRouteDeps {
   schemas: SchemaRegistry;
   heartbeatMs: number;
   logger: Logger;
-  /** v1.0 GetExtendedAgentCard for an agent. */
-  extendedCard?: (agentId: string, origin?: string) => unknown;
+  /** v1.0 GetExtendedAgentCard for an agent; absent: not configured. */
+  extendedCard?: (agentId: string, origin?: string, audience?: "v1.0") => unknown;
   origin?: (req: Request) => string | undefined;
 }
 
@@ -77,14 +77,14 @@ export function restHandler(deps: RestRouteDeps) {
       await stream(call, v10.renderStreamStart!(task), events);
     }],
     ["GET", /^\/tasks$/, async ({ req, res, scope }) => {
-      const params = listParams(req.query as Record<string, unknown>);
+      const params = listParams(readProtoNames(req.query) as Record<string, unknown>);
       validate("ListTasks", params);
       const q = v10.toListQuery!(params);
       const page = await service.list(q, scope);
       res.json(v10.renderList!(page.tasks, page.nextPageToken, page.pageSize, q.historyLength, { includeArtifacts: q.includeArtifacts, totalSize: page.totalSize }));
     }],
     ["GET", /^\/tasks\/([^/:]+)$/, async ({ req, res, scope, args }) => {
-      const historyLength = intParam(req.query.historyLength, "historyLength");
+      const historyLength = intParam((readProtoNames(req.query) as Record<string, unknown>).historyLength, "historyLength");
       res.json(v10.renderTask(await service.get(args[0]!, scope), historyLength));
     }],
     ["POST", /^\/tasks\/([^/:]+):cancel$/, async ({ res, scope, args }) => void res.json(v10.renderTask(await service.cancel(args[0]!, scope)))],
@@ -107,8 +107,8 @@ export function restHandler(deps: RestRouteDeps) {
       res.json(v10.renderPushDeleted!());
     }],
     ["GET", /^\/extendedAgentCard$/, async ({ req, res, scope }) => {
-      if (!deps.extendedCard) throw TaskError.unsupportedOperation("extended agent card");
-      res.json(deps.extendedCard(scope.agentId!, deps.origin?.(req)));
+      if (!deps.extendedCard) throw TaskError.extendedCardNotConfigured();
+      res.json(deps.extendedCard(scope.agentId!, deps.origin?.(req), "v1.0"));
     }],
   ];
 
@@ -133,11 +133,12 @@ export function restHandler(deps: RestRouteDeps) {
     // A tenant segment (`/{tenant}/message:send`) is accepted and ignored: the router has one tenant.
     const path = req.path.replace(/^\/[^/]+(?=\/(message:|tasks|extendedAgentCard))/, "");
     try {
+      assertA2AVersion(a2aVersionOf(req.get("a2a-version"), req.query));
       for (const [method, pattern, handler] of routes) {
         const m = req.method === method ? pattern.exec(path) : null;
         if (!m) continue;
         const args = m.slice(1).map((a) => decodeURIComponent(a));
-        await handler({ req, res, scope, args, body: parseBody(req) });
+        await handler({ req, res, scope, args, body: readProtoNames(parseBody(req)) as Record<string, unknown> });
         return;
       }
       res.status(404).json({ error: { code: 404, status: "NOT_FOUND", message: `no ${req.method} ${path} in the A2A HTTP+JSON binding`, details: [] } });
