@@ -10,7 +10,7 @@ import { mergeConfig, isLoopback, type RouterConfig, type RouterConfigInput } fr
 import { ConfigError } from "./config/load.js";
 import type { AgentConnector } from "./core/agent.js";
 import { TaskEngine, type EngineOptions } from "./core/engine.js";
-import { extendedCardProvider, type CardContext } from "./cards/index.js";
+import { extendedCardProvider, type CardAudience, type CardContext } from "./cards/index.js";
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp, type HttpRoute } from "./http/app.js";
 import { AuthFailureLimiter } from "./http/auth-limiter.js";
@@ -249,15 +249,20 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     baseUrl: origin ?? config.publicUrl?.replace(/\/+$/, "") ?? baseUrl,
     version: VERSION,
     pushNotifications: true,
-    extendedCard: true,
+    // Without API keys no caller is authenticated: there is no extended card to advertise or serve.
+    extendedCard: config.apiKeys.length > 0,
     apiKeyRequired: config.apiKeys.length > 0,
   });
+  const extendedCard =
+    config.apiKeys.length > 0
+      ? (agentId: string | undefined, origin?: string, audience: CardAudience = "all") => extendedCardProvider(agents, () => cardContext(origin))(agentId, audience)
+      : undefined;
   const service = new TaskService({ engine, agents, defaultAgent, push });
   // One A2A request handler behind every binding: JSON-RPC (through the dispatcher) and REST.
   const handler = new A2ARequestHandler({
     service,
     schemas,
-    extendedCard: (agentId, origin) => extendedCardProvider(agents, () => cardContext(origin))(agentId),
+    ...(extendedCard && { extendedCard }),
   });
   const dispatcher = new Dispatcher({ handler, schemas, onInternalError: (err) => logger.error({ err }, "request failed inside the router") });
   const app = createApp({

@@ -58,10 +58,15 @@ export async function openTarget(options: CommonOptions, routerDialect: DialectN
   return { client, wire, ...(found && { card: found.card, cardUrl: found.cardUrl }), isRouter };
 }
 
-/** The a2a-router's own card names its /rpc endpoint and itself as provider (router/cards). */
+/**
+ * The a2a-router's own card names its /rpc endpoint and itself as provider (router/cards): in `url` for every
+ * generation, in `supportedInterfaces` alone when asked for in v1.0 (as readCard asks).
+ */
 function isRouterCard(card: Record<string, unknown>): boolean {
   const provider = isRecord(card.provider) ? card.provider : {};
-  return provider.organization === "a2a-router" && typeof card.url === "string" && /\/rpc$/.test(card.url);
+  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.filter(isRecord) : [];
+  const urls = [card.url, ...interfaces.map((i) => i.url)];
+  return provider.organization === "a2a-router" && urls.some((u) => typeof u === "string" && /\/rpc$/.test(u));
 }
 
 /** Cards often name the address the agent bound to (0.0.0.0, ::): such an endpoint is reached at --url's host. */

@@ -86,7 +86,7 @@ export type {
   PushRef,
   TaskRef,
 } from "./shared/dialect.js";
-export { A2A_VERSION_HEADER, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
+export { A2A_VERSION_HEADER, a2aVersionOf, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
 export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
 export { errorInRouterTerms, inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
 export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";

@@ -1,3 +1,4 @@
+import type { CardAudience } from "../cards/index.js";
 import { TaskError } from "../core/errors.js";
 import { isTerminal, TURN_END_STATES, type Task } from "../core/model.js";
 import { dialectByName, type Dialect, type Operation, type OutboundEvent } from "../dialects/index.js";
@@ -28,7 +29,7 @@ export interface RequestHandlerDeps {
   service: TaskService;
   schemas: SchemaRegistry;
   /** GetExtendedAgentCard for an agent (undefined = the router's card); absent: extended-card-not-configured. */
-  extendedCard?: (agentId: string | undefined, origin?: string) => unknown;
+  extendedCard?: (agentId: string | undefined, origin?: string, audience?: CardAudience) => unknown;
 }
 
 /**
@@ -53,6 +54,8 @@ export class A2ARequestHandler {
   async handle(dialect: Dialect | readonly Dialect[], operation: Operation, params: unknown, ctx: RequestContext = {}): Promise<HandlerResult> {
     const candidates: readonly Dialect[] = Array.isArray(dialect) ? dialect : [dialect as Dialect];
     let chosen = candidates[0]!;
+    // v1.0 reads proto field names (`task_id`) as ProtoJSON allows; other dialects read their params as sent.
+    params = chosen.readParams?.(params) ?? params;
     const bad = this.#deps.schemas.check(chosen.paramsSchemaId(methodOf(chosen, operation)), params);
     if (bad) throw TaskError.invalidParams(bad.message, bad.field);
     const scope = scopeOf(ctx);
@@ -110,7 +113,7 @@ export class A2ARequestHandler {
       }
       case "GetExtendedAgentCard": {
         if (!this.#deps.extendedCard) throw TaskError.extendedCardNotConfigured();
-        return value(this.#deps.extendedCard(ctx.agentId, ctx.origin));
+        return value(this.#deps.extendedCard(ctx.agentId, ctx.origin, dialect.name === "v1.0" ? "v1.0" : "all"));
       }
     }
   }

@@ -4,7 +4,8 @@ import type { AgentRegistry } from "../agents/registry.js";
 import type { RouterMetrics } from "../observability/metrics.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import type { A2ARequestHandler } from "../handler/index.js";
-import { agentCard, routerCard, type CardContext } from "../cards/index.js";
+import { agentCard, cardAudience, CardHeaders, routerCard, type CardAudience, type CardContext } from "../cards/index.js";
+import { a2aVersionOf } from "../dialects/index.js";
 import type { ApiKeyConfig } from "../config/config.js";
 import { AuthFailureLimiter } from "./auth-limiter.js";
 import { apiKeyGuard, callerOf } from "./auth.js";
@@ -95,13 +96,19 @@ export function createApp(deps: AppDeps): express.Express {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
-  app.get(CARD_PATHS, (req, res) => void res.json(routerCard(deps.agents.list().map((a) => a.info), deps.card(requestOrigin(req)))));
+  // The version a client asks for (A2A-Version) picks the card's shape; each card carries its caching headers.
+  const cardHeaders = new CardHeaders();
+  const sendCard = (req: Request, res: Response, card: (audience: CardAudience) => Record<string, unknown>): void => {
+    const body = JSON.stringify(card(cardAudience(a2aVersionOf(req.get("a2a-version"), req.query))));
+    res.set(cardHeaders.of(body)).vary("A2A-Version").type("json").send(body);
+  };
+  app.get(CARD_PATHS, (req, res) => sendCard(req, res, (audience) => routerCard(deps.agents.list().map((a) => a.info), deps.card(requestOrigin(req)), audience)));
   app.get(
     CARD_PATHS.map((p) => `/agents/:agentId${p}`),
     (req, res) => {
       const agent = deps.agents.find(String(req.params.agentId));
       if (!agent) return void res.status(404).json({ error: `unknown agent "${req.params.agentId}"` });
-      res.json(agentCard(agent.info, deps.card(requestOrigin(req))));
+      sendCard(req, res, (audience) => agentCard(agent.info, deps.card(requestOrigin(req)), audience));
     },
   );
 

@@ -1,5 +1,5 @@
 import { TaskError } from "../core/errors.js";
-import { assertA2AVersion, bindMethod } from "../dialects/index.js";
+import { assertA2AVersion, bindMethod, type Dialect } from "../dialects/index.js";
 import { isStreaming, MessageStream, type A2ARequestHandler } from "../handler/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
 import type { Caller } from "../service/scope.js";
@@ -70,6 +70,8 @@ export class Dispatcher {
     const { method, params = {} } = req as { method: string; params?: unknown };
     // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
     const isNotification = !Object.hasOwn(req, "id");
+    // Set once the method is known to stream in a dialect whose failures are then an SSE event.
+    let failAsEvent: Dialect | undefined;
     try {
       assertA2AVersion(ctx.a2aVersion);
       const binding = bindMethod(method);
@@ -77,6 +79,8 @@ export class Dispatcher {
       if (inBatch && isStreaming(binding.operation)) {
         throw RpcError.invalidRequest(`${method} streams and cannot be part of a batch`, "method");
       }
+      const first = binding.dialects[0]!;
+      if (!inBatch && isStreaming(binding.operation) && (first.streamFailure ?? "event") === "event") failAsEvent = first;
       const result = await this.#deps.handler.handle(binding.dialects, binding.operation, params, {
         ...(ctx.caller && { caller: ctx.caller }),
         ...(ctx.pathAgentId !== undefined && { agentId: ctx.pathAgentId }),
@@ -88,7 +92,10 @@ export class Dispatcher {
       return json(isNotification ? undefined : success(id, result.value));
     } catch (err) {
       if (!(err instanceof RpcError) && !(err instanceof TaskError)) this.#deps.onInternalError?.(err);
-      return json(isNotification ? undefined : failure(id, rpcErrorBody(err, errorDialect(method, ctx.a2aVersion))));
+      if (isNotification) return json(undefined);
+      const body = rpcErrorBody(err, errorDialect(method, ctx.a2aVersion));
+      if (failAsEvent) return { kind: "stream", messages: errorStream(failAsEvent, failure(id, body)) };
+      return json(failure(id, body));
     }
   }
 }
@@ -103,4 +110,13 @@ function requestId(req: unknown): RpcId {
     if (typeof id === "string" || typeof id === "number" || id === null) return id;
   }
   return null;
+}
+
+/**
+ * A streaming method of v0.1/v0.3 that fails before its stream opens: its response is still an event stream
+ * (v0.3 spec 3.3.1, 7), whose one event is the JSON-RPC error response.
+ */
+function errorStream(dialect: Dialect, response: RpcResponse): MessageStream {
+  const data = JSON.stringify(response);
+  return new MessageStream({ dialect, opening: [{ value: null }] }, () => data);
 }

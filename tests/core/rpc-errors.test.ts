@@ -126,12 +126,15 @@ describe("JSON-RPC errors", () => {
     expect(r.body.error.message).toContain("maxBodyBytes");
   });
 
-  test("unknown tasks are -32001 for get, cancel and resubscribe", async () => {
-    for (const method of ["tasks/get", "tasks/cancel", "tasks/resubscribe"]) {
+  test("unknown tasks are -32001 for get, cancel and resubscribe (a streaming method's as its stream's one event)", async () => {
+    for (const method of ["tasks/get", "tasks/cancel"]) {
       const r = await rpc(router.url, method, { id: "no-such-task" });
       expect(r.error.code).toBe(C.TASK_NOT_FOUND);
       expect(r.error.data.taskId).toBe("no-such-task");
     }
+    const [event, ...rest] = await (await openStream(router.url, "tasks/resubscribe", { id: "no-such-task" })).all();
+    expect(event!.data.error).toMatchObject({ code: C.TASK_NOT_FOUND, data: { taskId: "no-such-task" } });
+    expect(rest).toEqual([]);
   });
 
   test("canceling a finished task is -32002", async () => {

@@ -157,8 +157,8 @@ describe("the uniform SSE stream", () => {
 
   test("a malformed Last-Event-ID is -32602 naming the header", async () => {
     await rpc(router.url, "tasks/send", { id: "fin-3", message: userMessage("go"), metadata: { agent: "echo" } });
-    const r = await rpc(router.url, "tasks/resubscribe", { id: "fin-3" }, { headers: { "last-event-id": "abc" } });
-    expect(r.error.data.field).toBe("Last-Event-ID");
+    const [r] = await (await openStream(router.url, "tasks/resubscribe", { id: "fin-3" }, { headers: { "last-event-id": "abc" } })).all();
+    expect(r!.data.error.data.field).toBe("Last-Event-ID");
   });
 
   test("a client that goes away cancels nothing: the task completes and its log is whole", async () => {

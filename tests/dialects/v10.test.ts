@@ -221,7 +221,7 @@ describe("v1.0 results and events", () => {
 });
 
 describe("A2A-Version", () => {
-  test("empty means 0.3; patch versions are ignored; unsupported versions are refused with -32009", () => {
+  test("empty means 0.3; patch versions are ignored; unsupported versions are refused (version-not-supported)", () => {
     expect(requestedA2AVersion(undefined)).toBe("0.3");
     expect(requestedA2AVersion(" ")).toBe("0.3");
     expect(requestedA2AVersion("1.0.1")).toBe("1.0");

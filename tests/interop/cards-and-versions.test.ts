@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { AgentCard as PbAgentCard } from "@a2a-js/sdk";
-import { Client } from "@a2a-js/sdk/client";
-import { isLegacyAgentCard, LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import { isLegacyAgentCard } from "@a2a-js/sdk/compat/v0_3/client";
 import type { RunningRouter } from "../../router/index.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
 import { getJson, openStream, rpc, userMessage } from "../helpers/rpc.js";
@@ -68,17 +67,36 @@ describe("agent cards", () => {
     expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
   });
 
-  test("GetExtendedAgentCard (v1.0) and agent/getAuthenticatedExtendedCard (v0.3) answer with the agent's card", async () => {
-    const public_ = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
+  test("with API keys, GetExtendedAgentCard (v1.0, in the v1.0 shape) and agent/getAuthenticatedExtendedCard (v0.3) answer with the agent's card", async () => {
+    const auth = { authorization: "Bearer k1" };
+    const public_ = await getJson(`${secured.url}/agents/echo/.well-known/agent-card.json`);
     expect(public_.capabilities.extendedAgentCard).toBe(true);
-    const v1 = await rpc(router.url, "GetExtendedAgentCard", undefined, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
-    expect(v1.result).toEqual(public_);
+    expect(public_.supportsAuthenticatedExtendedCard).toBe(true);
+    const v1 = await rpc(secured.url, "GetExtendedAgentCard", undefined, { path: "/agents/echo", headers: { "A2A-Version": "1.0", ...auth } });
+    expect(v1.result).toEqual(await getJson(`${secured.url}/agents/echo/.well-known/agent-card.json`, { "A2A-Version": "1.0" }));
+    expect(v1.result.url).toBeUndefined();
+    const legacy = await rpc(secured.url, "agent/getAuthenticatedExtendedCard", undefined, { path: "/agents/echo", headers: auth });
+    expect(legacy.result).toEqual(public_);
+    const routerCard = await rpc(secured.url, "agent/getAuthenticatedExtendedCard", {}, { headers: auth });
+    expect(routerCard.result.url).toBe(`${secured.url}/rpc`);
+    const rest = await fetch(`${secured.url}/agents/echo/rest/extendedAgentCard`, { headers: auth });
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { name: string }).name).toBe("echo");
+    // Without a key the endpoint itself refuses the caller.
+    expect((await fetch(`${secured.url}/agents/echo/rest/extendedAgentCard`)).status).toBe(401);
+  });
+
+  test("without API keys no caller is authenticated: no extended card is advertised, and asking for one is extended-card-not-configured", async () => {
     const card = await getJson(`${router.url}/agents/echo/.well-known/agent-card.json`);
-    const legacy = new Client(new LegacyJsonRpcTransport({ endpoint: `${router.url}/agents/echo` }), PbAgentCard.fromJSON(card));
-    const extended = await legacy.getAgentCard();
-    expect(extended.name).toBe("echo");
-    const routerCard = await rpc(router.url, "GetExtendedAgentCard", {}, { headers: { "A2A-Version": "1.0" } });
-    expect(routerCard.result.url).toBe(`${router.url}/rpc`);
+    expect(card.capabilities.extendedAgentCard).toBe(false);
+    expect(card.supportsAuthenticatedExtendedCard).toBe(false);
+    const v1 = await rpc(router.url, "GetExtendedAgentCard", {}, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
+    expect(v1.error).toMatchObject({ code: -32007 });
+    const v03 = await rpc(router.url, "agent/getAuthenticatedExtendedCard", {}, { path: "/agents/echo" });
+    expect(v03.error).toMatchObject({ code: -32007 });
+    const rest = await fetch(`${router.url}/agents/echo/rest/extendedAgentCard`);
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as any).error.details[0].reason).toBe("EXTENDED_AGENT_CARD_NOT_CONFIGURED");
   });
 });
 

@@ -28,3 +28,13 @@ export function assertA2AVersion(header: string | string[] | undefined): string 
   if (!SUPPORTED_A2A_VERSIONS.includes(version)) throw TaskError.versionNotSupported(version);
   return version;
 }
+
+/**
+ * The A2A-Version of an HTTP request: the header, else (v1.0 3.6, for GET requests above all) the query
+ * parameter of the same name.
+ */
+export function a2aVersionOf(header: string | undefined, query: Record<string, unknown>): string | undefined {
+  if (header !== undefined) return header;
+  const q = query[A2A_VERSION_HEADER];
+  return typeof q === "string" ? q : undefined;
+}

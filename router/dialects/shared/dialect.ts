@@ -61,6 +61,11 @@ export interface Dialect {
   readonly methods: Readonly<Record<string, Operation>>;
   /** ajv schema id ($id in schemas/) for a method's params. */
   paramsSchemaId(method: string): string;
+  /**
+   * The params as the schema and the translators below read them, before either (v1.0: ProtoJSON's proto
+   * field names, `task_id`, read as JSON names). Absent: as sent.
+   */
+  readParams?(params: unknown): unknown;
   toSendRequest(params: unknown): SendRequest;
   toTaskRef(params: unknown): TaskRef;
   toPushRef(params: unknown): PushRef;
@@ -113,4 +118,11 @@ export interface Dialect {
    * config set on its own), for errors that name the field the client wrote.
    */
   readonly idFields: { taskId: string; contextId: string; messageId: string; pushId: string; pushSetId: string };
+  /**
+   * How a streaming method that fails before its stream opens answers. "event" (v0.1/v0.3, the default): the
+   * response of a streaming method is an SSE stream whose events are JSON-RPC responses (v0.3 spec 3.3.1 and
+   * 7: 200, text/event-stream), so the error is its one event. "json" (v1.0): a JSON-RPC error response, as
+   * the v1.0 TCK reads it.
+   */
+  readonly streamFailure?: "event" | "json";
 }

@@ -2,6 +2,7 @@ import type { SendRequest } from "../../core/model.js";
 import type { Dialect, ListQuery, PushRef } from "../shared/dialect.js";
 import { nonEmpty } from "../shared/translate-helpers.js";
 import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
+import { readProtoNames } from "./proto-names.js";
 import { eventToV10, messageFromV10, pushConfigFromV10, pushConfigToV10, stateFromV10, taskToV10 } from "./translate.js";
 import type { V10ListTasksRequest, V10SendMessageRequest, V10TaskPushNotificationConfig } from "./types.js";
 
@@ -48,9 +49,11 @@ export const v10: Dialect = {
     pushSetId: "id",
   },
   finishedResubscribe: "unsupported",
+  streamFailure: "json",
   clientNamesTasks: false,
 
   paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
+  readParams: readProtoNames,
 
   toSendRequest(params): SendRequest {
     const p = params as V10SendMessageRequest;

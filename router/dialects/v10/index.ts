@@ -3,6 +3,7 @@
  * push body and card shape.
  */
 export { v10 } from "./client.js";
+export { readProtoNames } from "./proto-names.js";
 export { v10Upstream } from "./agent.js";
 export { v10RestUpstream } from "./rest-agent.js";
 export { v10PushBody } from "./push.js";

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import { TaskError } from "../../core/errors.js";
-import { dialectByName } from "../../dialects/index.js";
+import { a2aVersionOf, assertA2AVersion, dialectByName, readProtoNames } from "../../dialects/index.js";
 import { MessageStream, type A2ARequestHandler, type Operation, type ResultFrame } from "../../handler/index.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../../schema/depth.js";
 import { relaySse, type SseRelayOptions } from "../../sse/relay.js";
@@ -32,8 +32,8 @@ const v10 = dialectByName("v1.0");
 const ROUTES: Route[] = [
   ["POST", /^\/message:send$/, "SendMessage", ({ body }) => body],
   ["POST", /^\/message:stream$/, "SendStreamingMessage", ({ body }) => body],
-  ["GET", /^\/tasks$/, "ListTasks", ({ req }) => listParams(req.query as Record<string, unknown>)],
-  ["GET", /^\/tasks\/([^/:]+)$/, "GetTask", ({ req, args }) => withInt({ id: args[0] }, req.query.historyLength, "historyLength")],
+  ["GET", /^\/tasks$/, "ListTasks", ({ req }) => listParams(readProtoNames(req.query) as Record<string, unknown>)],
+  ["GET", /^\/tasks\/([^/:]+)$/, "GetTask", ({ req, args }) => withInt({ id: args[0] }, (readProtoNames(req.query) as Record<string, unknown>).historyLength, "historyLength")],
   ["POST", /^\/tasks\/([^/:]+):cancel$/, "CancelTask", ({ args }) => ({ id: args[0] })],
   ["POST", /^\/tasks\/([^/:]+):subscribe$/, "SubscribeToTask", ({ args }) => ({ id: args[0] })],
   ["GET", /^\/tasks\/([^/:]+):subscribe$/, "SubscribeToTask", ({ args }) => ({ id: args[0] })],
@@ -58,6 +58,7 @@ export function restHandler(deps: RestRouteDeps) {
     // A tenant segment (`/{tenant}/message:send`) is accepted and ignored: the router has one tenant.
     const path = req.path.replace(/^\/[^/]+(?=\/(message:|tasks|extendedAgentCard))/, "");
     try {
+      assertA2AVersion(a2aVersionOf(req.get("a2a-version"), req.query));
       for (const [method, pattern, operation, paramsOf] of ROUTES) {
         const m = req.method === method ? pattern.exec(path) : null;
         if (!m) continue;
