@@ -14,6 +14,10 @@ let router: RunningRouter;
 const schemas = new SchemaRegistry();
 const V1 = { "A2A-Version": "1.0" };
 
+/** An error's facts: v1.0 carries them in its ErrorInfo's metadata, v0.1/v0.3 as the `data` object. */
+const facts = (error: { data?: unknown }): unknown =>
+  Array.isArray(error.data) ? (error.data[0] as { metadata?: unknown } | undefined)?.metadata : error.data;
+
 beforeAll(async () => {
   router = await testRouter();
 });
@@ -60,7 +64,8 @@ describe("A2A-Version: every binding refuses a version the router does not speak
   test("JSON-RPC: the version-not-supported error (-32009) at /rpc and at an agent, in every dialect", async () => {
     for (const [method, path] of [["SendMessage", "/agents/echo"], ["message/send", "/rpc"], ["tasks/get", "/agents/echo"]] as const) {
       const r = await rpc(router.url, method, {}, { path, headers: { "A2A-Version": "99.0" } });
-      expect(r.error).toMatchObject({ code: -32009, data: { version: "99.0" } });
+      expect(r.error.code).toBe(-32009);
+      expect(facts(r.error)).toMatchObject({ version: "99.0" });
     }
     const ok = await rpc(router.url, "SendMessage", { message: v10Message("fine") }, { path: "/agents/echo", headers: V1 });
     expect(ok.result.task.status.state).toBe("TASK_STATE_COMPLETED");
@@ -159,7 +164,7 @@ describe("v1.0 requests are read in JSON names and in proto names, as ProtoJSON 
     const r = await rpc(router.url, "SendMessage", { message: v10Message("meta", { metadata: { snake_key: 1 } }), metadata: { my_key: "x" } }, { path: "/agents/echo", headers: V1 });
     expect(r.result.task.history[0].metadata).toEqual({ snake_key: 1 });
     const both = await rpc(router.url, "GetTask", { id: "x", history_length: 1, historyLength: 2 }, { path: "/agents/echo", headers: V1 });
-    expect(both.error).toMatchObject({ code: -32602, data: { field: "historyLength" } });
+    expect(both.error).toMatchObject({ code: -32602, data: [{ reason: "INVALID_PARAMS", metadata: { field: "historyLength" } }] });
   });
 });
 
@@ -172,7 +177,8 @@ describe("a message with no parts is refused in every dialect", () => {
     ];
     for (const [method, params, headers] of calls) {
       const r = await post(`${router.url}/rpc`, JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), headers);
-      expect(r.body.error).toMatchObject({ code: -32602, data: { field: "message.parts" } });
+      expect(r.body.error.code).toBe(-32602);
+      expect(facts(r.body.error)).toMatchObject({ field: "message.parts" });
     }
     // A v0.3 streaming method answers its failure as its stream's one event (spec 3.3.1).
     const [streamed] = await (await openStream(router.url, "message/stream", { message: { kind: "message", messageId: "e2", role: "user", parts: [] } })).all();
