@@ -1,5 +1,5 @@
 import { isTerminal, type TaskState } from "../router/core/model.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { HubRefusal } from "./wire/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { HUB_METHODS, type ArtifactParams, type StatusParams } from "./protocol.js";
 import type { TaskChannel } from "./task-channel.js";
@@ -45,8 +45,8 @@ export function ackOf(durable: Promise<boolean>, taskId: string): Promise<unknow
 }
 
 /** Why an update was not stored: its turn ended first. */
-export function notStored(taskId: string): RpcError {
-  return RpcError.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
+export function notStored(taskId: string): HubRefusal {
+  return HubRefusal.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
 }
 
 function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
@@ -69,12 +69,12 @@ function complete(agent: HubAgentConnector, channel: TaskChannel, p: StatusParam
 }
 
 function owned(agent: HubAgentConnector | undefined, taskId: string): TaskChannel {
-  if (!agent) throw RpcError.invalidRequest("register with agent.register before sending task updates");
+  if (!agent) throw HubRefusal.invalidRequest("register with agent.register before sending task updates");
   const channel = agent.channel(taskId);
   if (!channel) throw notAssigned(agent, taskId);
   return channel;
 }
 
-function notAssigned(agent: HubAgentConnector, taskId: string): RpcError {
-  return RpcError.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
+function notAssigned(agent: HubAgentConnector, taskId: string): HubRefusal {
+  return HubRefusal.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
 }

@@ -21,11 +21,13 @@ export function messageToWire(m: Message) {
 
 /**
  * What a non-final `task.status` text is (CONTRACT section 9): the kind the agent named, when it named a
- * valid one (the SDK's `ctx.status` says "progress"); else a chunk of the answer, "delta".
+ * valid one (the SDK's `ctx.status` says "progress"); else progress when it carries the first round's mark
+ * (`metadata.progress: true`, which agents written before `textKind` send); else a chunk of the answer, "delta".
  */
 export function streamedTextKind(p: StatusParams): TextKind {
   const named = p.metadata?.[TEXT_KIND_KEY];
-  return TEXT_KINDS.has(named) ? (named as TextKind) : "delta";
+  if (TEXT_KINDS.has(named)) return named as TextKind;
+  return p.metadata?.progress === true ? "progress" : "delta";
 }
 
 /**

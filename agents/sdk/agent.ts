@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
+import { HubRefusal } from "../../hub/wire/errors.js";
 import { AgentOptionsError, AgentRefusedError } from "./errors.js";
 import { HubLink, type HubError } from "./link.js";
 import { settingsFrom, type Settings } from "./options.js";
@@ -162,7 +162,7 @@ class HubAgentClient implements Agent {
         this.#link.respond(frame.id, { ok: true });
         return;
       default:
-        this.#link.respondError(frame.id, { code: RPC_ERROR_CODES.METHOD_NOT_FOUND, message: `Method not found: ${frame.method}` });
+        this.#link.respondError(frame.id, HubRefusal.methodNotFound(frame.method).toJSON());
     }
   }
 

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
+import { HubRefusal } from "../../hub/wire/errors.js";
 import type { Outbox } from "./outbox.js";
 import { artifactParams, HUB_METHODS, statusParams, textOf, type ExecuteParams } from "./protocol.js";
 import type { SkillEntry } from "./registration.js";
@@ -41,7 +41,7 @@ export class TaskDispatcher {
   /** Takes a `task.execute`; returns a refusal for params it cannot run. */
   execute(params: ExecuteParams): ExecuteRefusal | undefined {
     if (typeof params.id !== "string" || params.id === "") {
-      return { code: RPC_ERROR_CODES.INVALID_PARAMS, message: "Invalid params: id must be a string", data: { field: "id" } };
+      return HubRefusal.invalidParams("id must be a string", "id").toJSON();
     }
     const { skills, outbox } = this.#opts;
     const taskId = params.id;

@@ -84,6 +84,10 @@ export interface Message {
   messageId?: string;
   taskId?: string;
   contextId?: string;
+  /** Tasks the sender refers to (v0.3/v1.0); carried to agents that take them (upstream, hub protocol 2). */
+  referenceTaskIds?: string[];
+  /** Extension URIs the message uses (v0.3/v1.0). */
+  extensions?: string[];
   metadata?: Metadata;
 }
 
