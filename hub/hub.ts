@@ -186,7 +186,7 @@ export class AgentHub {
     const id = frame.id ?? null;
     const hasId = frame.id !== undefined;
     if (isAnswer(frame)) {
-      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined);
+      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result);
       return;
     }
     if (typeof frame.method !== "string") {
@@ -262,7 +262,7 @@ export class AgentHub {
       });
     conn.registered(agent);
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
-    return { registered: true, agent_id: agent.info.id };
+    return { registered: true, agent_id: agent.info.id, ...(agent.protocol !== 1 && { protocol: agent.protocol }) };
   }
 }
 

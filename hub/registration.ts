@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AgentInfo } from "../router/core/agent.js";
+import type { AgentExtension, AgentInfo } from "../router/core/agent.js";
 import type { AgentRegistry } from "../router/agents/registry.js";
 import { HubRefusal } from "./wire/errors.js";
 import { HubAgentConnector, type HubLink } from "./hub-agent-connector.js";
@@ -92,7 +92,7 @@ export class Registrations {
     const existing = registry.findLocal(name) as HubAgentConnector | undefined;
     if (existing?.isOnline()) throw HubRefusal.invalidParams(`agent "${name}" is already connected`, "agent_name");
     const agent = existing ?? new HubAgentConnector(placeholderInfo(name));
-    agent.attach(link, infoFrom(p), token, logger);
+    agent.attach(link, infoFrom(p), token, logger, p.protocol ?? 1, p.running);
     this.#offline.delete(name);
     registry.set(agent);
     return agent;
@@ -151,5 +151,17 @@ function infoFrom(p: RegisterParams): AgentInfo {
     streaming: p.streaming ?? capabilities?.streaming ?? true,
     ...(typeof card.version === "string" && { version: card.version }),
     ...(p.card && { card: p.card }),
+    ...(p.protocol === 2 && extensionsOf(card)),
   };
+}
+
+/**
+ * The extensions a protocol 2 agent's card declares (`capabilities.extensions`), kept for the card the router
+ * serves for it: a client then sees which extensions the agent supports or requires.
+ */
+function extensionsOf(card: Record<string, unknown>): Pick<AgentInfo, "extensions"> {
+  const listed = (card.capabilities as { extensions?: unknown } | undefined)?.extensions;
+  if (!Array.isArray(listed)) return {};
+  const extensions = listed.filter((e): e is AgentExtension => !!e && typeof e === "object" && typeof (e as AgentExtension).uri === "string");
+  return extensions.length > 0 ? { extensions } : {};
 }

@@ -98,7 +98,7 @@ class HubAgentClient implements Agent {
 
   #register(): void {
     const { name, registerTimeoutMs } = this.#settings;
-    const params = registerParams(this.#settings, [...this.#skills.values()]);
+    const params = registerParams(this.#settings, [...this.#skills.values()], this.#everRegistered ? this.#stillRunning() : []);
     this.#link.request(HUB_METHODS.REGISTER, params, registerTimeoutMs).then(
       (result) => this.#onRegistered(result),
       (error: HubError) => {
@@ -112,6 +112,13 @@ class HubAgentClient implements Agent {
         this.#fail(new AgentRefusedError(`hub refused agent "${name}": ${refusal}`, error.rpc.code, error.rpc.data));
       },
     );
+  }
+
+  /** Tasks this agent still has: turns running, and updates not yet acked by the hub. */
+  #stillRunning(): string[] {
+    const ids = this.#outbox.taskIds();
+    for (const id of this.#tasks.runningIds()) ids.add(id);
+    return [...ids];
   }
 
   #onRegistered(result: unknown): void {

@@ -50,7 +50,7 @@ export class TaskDispatcher {
     const running = this.#running.get(taskId);
     if (running && !running.signal.aborted) return undefined;
     const metadata = (params.metadata ?? {}) as Record<string, unknown>;
-    const message: Message = params.message ?? { role: "user", parts: [] };
+    const message: Message = params.message ?? { role: "ROLE_USER", parts: [] };
     const requested = typeof metadata.skill === "string" && metadata.skill !== "" ? metadata.skill : undefined;
     const entry = requested
       ? (skills.get(requested) ?? [...skills.values()].find((s) => s.definition.id === requested))
@@ -64,7 +64,7 @@ export class TaskDispatcher {
       outbox.send({ method, params: { ...(frameParams as { task_id: string }), seq: ++seq } });
     const ctx: TaskContext = {
       taskId,
-      sessionId: typeof params.sessionId === "string" ? params.sessionId : "",
+      sessionId: typeof params.contextId === "string" ? params.contextId : typeof params.sessionId === "string" ? params.sessionId : "",
       skill: entry?.definition.name ?? requested ?? "",
       metadata,
       message,
@@ -83,6 +83,13 @@ export class TaskDispatcher {
         if (this.#running.get(taskId) === controller) this.#running.delete(taskId);
       });
     return undefined;
+  }
+
+  /** The tasks whose turn runs (or waits for a slot) now. */
+  runningIds(): string[] {
+    const ids: string[] = [];
+    for (const [taskId, controller] of this.#running) if (!controller.signal.aborted) ids.push(taskId);
+    return ids;
   }
 
   /** The hub canceled the task (a client cancel, a timeout, a shutdown): it is over either way. */

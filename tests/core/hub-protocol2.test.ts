@@ -1,0 +1,171 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
+import { randomUUID } from "node:crypto";
+import type { RunningRouter } from "../../router/index.js";
+import { getJson, openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
+import { testRouter } from "../helpers/router.js";
+import { RawAgent, text } from "../helpers/ws-agent.js";
+
+/**
+ * The hub's second protocol version (docs/hub-protocol.md), chosen at registration, next to the first one
+ * served unchanged; and the first round's `progress: true` mark read as progress.
+ */
+
+let router: RunningRouter;
+const agents: RawAgent[] = [];
+
+beforeAll(async () => {
+  router = await testRouter({ eliza: false, config: { hub: { allowAnonymous: true } } });
+});
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((a) => a.close()));
+});
+afterAll(() => router.close());
+
+async function agent(name: string, extra: Record<string, unknown> = { protocol: 2 }): Promise<RawAgent> {
+  const a = new RawAgent(router.url);
+  agents.push(a);
+  const reg = await a.register(name, extra);
+  expect(reg.result).toMatchObject({ registered: true, agent_id: name });
+  return a;
+}
+
+/** Answers a request of the hub's (task.execute) with a result or an error. */
+function answer(a: RawAgent, id: string, outcome: { result: unknown } | { error: { code: number; message: string } }): void {
+  a.ws.send(JSON.stringify({ jsonrpc: "2.0", id, ...outcome }));
+}
+
+const V10 = { "A2A-Version": "1.0" };
+const agentPath = (name: string) => ({ path: `/agents/${name}` });
+
+describe("protocol 1 compatibility", () => {
+  test("a status marked `progress: true` without textKind is progress, not a chunk of the answer", async () => {
+    const a = await agent("old-progress", {});
+    const exec = a.nextTask();
+    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "op-1", message: userMessage("go"), metadata: { agent: "old-progress" } });
+    await exec;
+    a.notify("task.status", { task_id: "op-1", status: { state: "working", message: text("looking it up") }, metadata: { progress: true } });
+    a.notify("task.status", { task_id: "op-1", status: { state: "working", message: text("4") } });
+    a.notify("task.complete", { task_id: "op-1", status: { state: "completed" }, final: true });
+    const events = await stream.all();
+    expect(events.map((e) => e.data.result.metadata?.textKind)).toEqual(["progress", "delta", undefined]);
+    expect(events[0]!.data.result.metadata.progress).toBe(true);
+    // The CLI's reply model (CONTRACT 9): the answer is the delta alone.
+    const task = await rpc(router.url, "tasks/get", { id: "op-1" });
+    expect(task.result.status.state).toBe("completed");
+  });
+
+  test("a protocol 1 agent still gets the v0.1 message and no `protocol` in its registration answer", async () => {
+    const a = new RawAgent(router.url);
+    agents.push(a);
+    expect((await a.register("still-v1")).result).toEqual({ registered: true, agent_id: "still-v1" });
+    const exec = a.nextTask();
+    const sent = rpc(router.url, "message/send", { message: { kind: "message", messageId: "m-v1", role: "user", parts: [{ kind: "text", text: "hi" }] }, metadata: { agent: "still-v1" } });
+    const task = await exec;
+    expect(task.params.message).toEqual({ role: "user", parts: [{ type: "text", text: "hi" }] });
+    a.notify("task.complete", { task_id: task.params.id, status: { state: "completed", message: text("ok") } });
+    expect((await sent).result.status.state).toBe("completed");
+  });
+});
+
+describe("protocol 2", () => {
+  test("registration answers with the protocol; task.execute carries the whole A2A v1.0 message", async () => {
+    const a = await agent("full-message");
+    const exec = a.nextTask();
+    const sent = rpc(
+      router.url,
+      "SendMessage",
+      {
+        message: {
+          messageId: "msg-42",
+          role: "ROLE_USER",
+          parts: [{ text: "compare" }, { data: { n: 1 } }, { url: "https://files.example/a.pdf", mediaType: "application/pdf", filename: "a.pdf" }],
+          referenceTaskIds: ["earlier-task"],
+          extensions: ["https://ext.example/trace/v1"],
+          metadata: { note: "kept" },
+        },
+      },
+      { ...agentPath("full-message"), headers: V10 },
+    );
+    const task = await exec;
+    const p = task.params;
+    expect(p.message).toEqual({
+      messageId: "msg-42",
+      role: "ROLE_USER",
+      parts: [{ text: "compare" }, { data: { n: 1 } }, { url: "https://files.example/a.pdf", mediaType: "application/pdf", filename: "a.pdf" }],
+      taskId: p.id,
+      contextId: p.contextId,
+      referenceTaskIds: ["earlier-task"],
+      extensions: ["https://ext.example/trace/v1"],
+      metadata: { note: "kept" },
+    });
+    expect(typeof p.contextId).toBe("string");
+    answer(a, task.id, { result: { accepted: true } });
+    // Updates in v1.0's part model: a data part of any JSON value, an artifact named by its id.
+    a.notify("task.artifact", { task_id: p.id, artifact: { artifactId: "table", parts: [{ data: [1, 2] }] } });
+    a.notify("task.complete", { task_id: p.id, status: { state: "completed", message: { role: "ROLE_AGENT", parts: [{ text: "same" }] } } });
+    const result = (await sent).result.task;
+    expect(result.id).toBe(p.id);
+    expect(result.status).toMatchObject({ state: "TASK_STATE_COMPLETED", message: { role: "ROLE_AGENT", parts: [{ text: "same" }] } });
+    expect(result.artifacts).toEqual([expect.objectContaining({ artifactId: "table", parts: [{ data: [1, 2] }] })]);
+  });
+
+  test.each([
+    ["v0.1", "tasks/send", (t: string) => ({ id: randomUUID(), message: userMessage(t) })],
+    ["v0.3", "message/send", (t: string) => ({ message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: t }] } })],
+    ["v1.0", "SendMessage", (t: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: t }] } })],
+  ])("a bare message answer completes the turn with that message (%s client)", async (dialect, method, params) => {
+    const name = `bare-${dialect.replace(".", "")}`;
+    const a = await agent(name);
+    const exec = a.nextTask();
+    const sent = rpc(router.url, method, params("hello"), { ...agentPath(name), headers: dialect === "v1.0" ? V10 : {} });
+    const task = await exec;
+    answer(a, task.id, { result: { message: { messageId: "reply-1", role: "ROLE_AGENT", parts: [{ text: "hello yourself" }] } } });
+    const result = (await sent).result;
+    if (dialect === "v1.0") {
+      expect(result.task.status).toMatchObject({ state: "TASK_STATE_COMPLETED", message: { messageId: "reply-1", parts: [{ text: "hello yourself" }] } });
+    } else if (dialect === "v0.3") {
+      expect(result.status).toMatchObject({ state: "completed", message: { kind: "message", messageId: "reply-1", parts: [{ kind: "text", text: "hello yourself" }] } });
+    } else {
+      expect(result.status).toMatchObject({ state: "completed", message: { parts: [{ type: "text", text: "hello yourself" }] } });
+    }
+    // The turn is over: a late update of the agent's is refused.
+    const late = await a.request("task.status", { task_id: task.params.id, status: { state: "working", message: { parts: [{ text: "more" }] } } });
+    expect(late.error.message).toMatch(/not assigned/);
+  });
+
+  test("a rejection ends the turn `rejected` with the agent's reason, not `failed`", async () => {
+    const a = await agent("picky");
+    const exec = a.nextTask();
+    const sent = rpc(router.url, "SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "no extension" }] } }, { ...agentPath("picky"), headers: V10 });
+    const task = await exec;
+    answer(a, task.id, { error: { code: -32602, message: "this agent requires the extension https://ext.example/trace/v1" } });
+    const result = (await sent).result.task;
+    expect(result.status.state).toBe("TASK_STATE_REJECTED");
+    expect(result.status.message.parts).toEqual([{ text: "this agent requires the extension https://ext.example/trace/v1" }]);
+  });
+
+  test("the registered card's extensions are in the card the router serves; protocol 1 cards are served as before", async () => {
+    const extension = { uri: "https://ext.example/trace/v1", description: "traces", required: true };
+    await agent("with-ext", { protocol: 2, card: { capabilities: { streaming: true, extensions: [extension, { nope: 1 }] } } });
+    const card = await getJson(`${router.url}/agents/with-ext/.well-known/agent-card.json`);
+    expect(card.capabilities.extensions).toEqual([extension]);
+    await agent("v1-ext", { card: { capabilities: { extensions: [extension] } } });
+    const old = await getJson(`${router.url}/agents/v1-ext/.well-known/agent-card.json`);
+    expect(old.capabilities.extensions).toBeUndefined();
+  });
+
+  test("bad registrations and parts are refused naming the field", async () => {
+    const a = new RawAgent(router.url);
+    agents.push(a);
+    const bad = await a.register("bad-protocol", { protocol: 3 });
+    expect(bad.error).toMatchObject({ code: -32602, data: { field: "protocol" } });
+    const b = await agent("bad-parts");
+    const exec = b.nextTask();
+    const sent = rpc(router.url, "tasks/send", { id: "bp-1", message: userMessage("x") }, agentPath("bad-parts"));
+    await exec;
+    const refused = await b.request("task.status", { task_id: "bp-1", status: { state: "working", message: { parts: [{ filename: "x" }] } } });
+    expect(refused.error).toMatchObject({ code: -32602, data: { field: "parts" } });
+    b.notify("task.complete", { task_id: "bp-1", status: { state: "completed", message: { parts: [{ text: "fine" }] } } });
+    expect(statusText({ data: await sent })).toBe("fine");
+  });
+});
