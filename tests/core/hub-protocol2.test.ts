@@ -169,3 +169,50 @@ describe("protocol 2", () => {
     expect(statusText({ data: await sent })).toBe("fine");
   });
 });
+
+describe("resuming agents name the tasks they still run", () => {
+  /** An agent named `name` with task `taskId` in flight (taken, one update stored), then its link lost. */
+  async function dropped(name: string, taskId: string) {
+    const a = await agent(name, {});
+    const exec = a.nextTask();
+    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: taskId, message: userMessage("go") }, { ...agentPath(name), id: "s" });
+    const task = await exec;
+    answer(a, task.id, { result: { accepted: true } });
+    expect((await a.request("task.status", { task_id: taskId, seq: 1, status: { state: "working", message: text("first run ") } })).result).toEqual({ ok: true });
+    a.ws.terminate();
+    await a.closed;
+    return stream;
+  }
+
+  test("a task the agent lists is not sent again; one it leaves out is, as a new run numbered from 1", async () => {
+    const kept = await dropped("lister", "keep-1");
+    const back = new RawAgent(router.url);
+    agents.push(back);
+    await back.register("lister", { running: ["keep-1"] });
+    back.notify("task.complete", { task_id: "keep-1", seq: 2, status: { state: "completed", message: text("first run done") } });
+    const events = await kept.all();
+    expect(events.map(statusText)).toEqual(["first run ", "first run done"]);
+    expect(back.frames.filter((f) => f.method === "task.execute")).toEqual([]);
+
+    const lost = await dropped("loser", "lost-1");
+    const again = new RawAgent(router.url);
+    agents.push(again);
+    const exec = again.nextTask();
+    await again.register("loser", { running: [] });
+    const resent = await exec;
+    expect(resent.params.id).toBe("lost-1");
+    expect((await again.request("task.status", { task_id: "lost-1", seq: 1, status: { state: "working", message: text("second run ") } })).result).toEqual({ ok: true });
+    again.notify("task.complete", { task_id: "lost-1", seq: 2, status: { state: "completed", message: text("second run done") } });
+    expect((await lost.all()).map(statusText)).toEqual(["first run ", "second run ", "second run done"]);
+  });
+
+  test("an agent that does not say gets again only the executes it never answered (the first protocol's rule)", async () => {
+    const stream = await dropped("silent", "silent-1");
+    const back = new RawAgent(router.url);
+    agents.push(back);
+    await back.register("silent");
+    back.notify("task.complete", { task_id: "silent-1", seq: 2, status: { state: "completed", message: text("done") } });
+    expect((await stream.all()).map(statusText)).toEqual(["first run ", "done"]);
+    expect(back.frames.filter((f) => f.method === "task.execute")).toEqual([]);
+  });
+});
