@@ -93,7 +93,7 @@ export interface TaskContext {
 }
 
 /** States a handler may end a turn in. */
-export type FinalState = "completed" | "failed" | "canceled" | "input-required";
+export type FinalState = "completed" | "failed" | "canceled" | "input-required" | "rejected";
 
 /** What a returning handler (or a generator's `return`) may give back. */
 export interface SkillResult {
@@ -102,7 +102,10 @@ export interface SkillResult {
   artifacts?: ArtifactInput[];
   /** Sent on `task.complete`, e.g. `{ cost: { inputTokens: 12, usd: 0.0004 } }`. */
   metadata?: Metadata;
-  /** Defaults to "completed"; "input-required" asks the client for another turn on the same task. */
+  /**
+   * Defaults to "completed"; "input-required" asks the client for another turn on the same task; "rejected"
+   * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why.
+   */
   state?: FinalState;
 }
 
