@@ -1,7 +1,7 @@
 import { artifactFromV01, messageToV01, messageToV10, partFromV01, partFromV10, type V01Part, type V10Part } from "../router/dialects/index.js";
 import { TEXT_KIND_KEY, type AgentUpdate, type Message, type Part, type TextKind } from "../router/core/model.js";
 import { HubRefusal } from "./wire/errors.js";
-import { isLegacyPart, wireText, type ArtifactParams, type HubProtocol, type StatusParams, type WireMessage, type WirePart } from "./wire/frames.js";
+import { isLegacyPart, wireText, type LegacyWirePart, type ArtifactParams, type HubProtocol, type StatusParams, type WireMessage, type WirePart } from "./wire/frames.js";
 
 const TEXT_KINDS: ReadonlySet<unknown> = new Set<TextKind>(["delta", "snapshot", "progress"]);
 
@@ -11,17 +11,15 @@ const TEXT_KINDS: ReadonlySet<unknown> = new Set<TextKind>(["delta", "snapshot",
  * `type`/`kind`, so either protocol's agent may send either.
  */
 function part(p: WirePart): Part {
-  if (!isLegacyPart(p)) {
-    if (p.text === undefined && p.raw === undefined && p.url === undefined && !("data" in p)) {
-      throw HubRefusal.invalidParams("a part must have one of text, raw, url or data (or a type)", "parts");
-    }
-    return partFromV10(p as V10Part);
-  }
-  if ("data" in p && (typeof p.data !== "object" || p.data === null || Array.isArray(p.data))) {
+  // A part with none of v1.0's members is read as the first protocol always read it: a text part.
+  if (!isLegacyPart(p) && (p.text !== undefined || p.raw !== undefined || p.url !== undefined || "data" in p)) return partFromV10(p as V10Part);
+  const legacy = p as LegacyWirePart;
+  const type = legacy.kind ?? legacy.type ?? "text";
+  if (type === "data" && (typeof legacy.data !== "object" || legacy.data === null || Array.isArray(legacy.data))) {
     throw HubRefusal.invalidParams("a data part's data must be an object (or send a v1.0 part, {data})", "parts");
   }
   // Copied only when its type must be filled in from `kind` or the default.
-  return partFromV01(p.type !== undefined && p.kind === undefined ? (p as V01Part) : { ...p, type: p.kind ?? p.type ?? "text" } as V01Part);
+  return partFromV01(legacy.type !== undefined && legacy.kind === undefined ? (legacy as V01Part) : ({ ...legacy, type } as V01Part));
 }
 
 export function messageFromWire(m: WireMessage): Message {

@@ -1,5 +1,5 @@
 import { TEXT_KIND_KEY } from "../../router/core/model.js";
-import { agentTextMessage, wireText, type HubRequest, type HubResponse, type V10WireMessage } from "../../hub/wire/frames.js";
+import { agentTextMessage, wireText, type ArtifactParams, type HubRequest, type HubResponse, type StatusParams, type V10WireMessage } from "../../hub/wire/frames.js";
 import type { ArtifactInput, FinalState, LegacyPart, Message, Metadata, Part } from "./types.js";
 
 /** The hub's wire (method names, frames) is one module, shared with the hub: hub/wire. */
@@ -79,7 +79,7 @@ function textMessage(text: string) {
  * not part of it (`ctx.status`): marked `textKind: "progress"` (CONTRACT 9), and `progress: true` for
  * clients that read the older mark (the CLI prints it on stderr when piped).
  */
-export function statusParams(taskId: string, text: string, progress = false) {
+export function statusParams(taskId: string, text: string, progress = false): StatusParams {
   return {
     task_id: taskId,
     status: { state: "working", message: textMessage(text) },
@@ -88,12 +88,12 @@ export function statusParams(taskId: string, text: string, progress = false) {
   };
 }
 
-export function artifactParams(taskId: string, artifact: ArtifactInput) {
+export function artifactParams(taskId: string, artifact: ArtifactInput): ArtifactParams {
   const { parts, ...rest } = artifact;
   return { task_id: taskId, artifact: { ...rest, parts: parts.map(toPart) } };
 }
 
-export function completeParams(taskId: string, state: FinalState, text: string, metadata?: Metadata) {
+export function completeParams(taskId: string, state: FinalState, text: string, metadata?: Metadata): StatusParams {
   return {
     task_id: taskId,
     status: { state, ...(text !== "" && { message: textMessage(text) }) },

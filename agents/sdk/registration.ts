@@ -1,4 +1,5 @@
 import type { Settings } from "./options.js";
+import type { RegisterParams } from "../../hub/wire/frames.js";
 import { SDK_PROTOCOL } from "./protocol.js";
 import type { SkillDefinition, SkillHandler } from "./types.js";
 
@@ -17,7 +18,7 @@ function isGeneratorFunction(fn: unknown): boolean {
  * The `agent.register` params: name, token, the card with its skills, whether the agent streams, the protocol
  * version, and (after a drop) the tasks still running here, so the hub does not hand them over a second time.
  */
-export function registerParams(settings: Settings, skills: readonly SkillEntry[], running: readonly string[] = []) {
+export function registerParams(settings: Settings, skills: readonly SkillEntry[], running: readonly string[] = []): RegisterParams {
   const { name, token, card, streaming } = settings;
   const definitions = skills.map((s) => s.definition);
   const streams = streaming ?? skills.some((s) => isGeneratorFunction(s.handler));

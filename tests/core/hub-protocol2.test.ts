@@ -163,7 +163,7 @@ describe("protocol 2", () => {
     const exec = b.nextTask();
     const sent = rpc(router.url, "tasks/send", { id: "bp-1", message: userMessage("x") }, agentPath("bad-parts"));
     await exec;
-    const refused = await b.request("task.status", { task_id: "bp-1", status: { state: "working", message: { parts: [{ filename: "x" }] } } });
+    const refused = await b.request("task.status", { task_id: "bp-1", status: { state: "working", message: { parts: [{ type: "data", data: "not an object" }] } } });
     expect(refused.error).toMatchObject({ code: -32602, data: { field: "parts" } });
     b.notify("task.complete", { task_id: "bp-1", status: { state: "completed", message: { parts: [{ text: "fine" }] } } });
     expect(statusText({ data: await sent })).toBe("fine");
