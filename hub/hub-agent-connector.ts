@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../router/core/agent.js";
 import type { AgentUpdate } from "../router/core/model.js";
-import { agentText, TEXT_KIND_KEY } from "../router/core/model.js";
+import { agentText, MESSAGE_ANSWER_KEY, TEXT_KIND_KEY } from "../router/core/model.js";
 import { HUB_METHODS } from "./protocol.js";
 import { TaskChannel } from "./task-channel.js";
 import { messageFromWire, messageToWire } from "./translate.js";
@@ -159,7 +159,8 @@ export class HubAgentConnector implements AgentConnector {
    * The agent answered a request of ours. An error answer to `task.execute` means it refused the task: with
    * protocol 1 the task fails with the agent's message; with protocol 2 the turn ends `rejected` with it (the
    * agent declined the request, nothing failed). A protocol 2 answer carrying a bare message is the whole
-   * answer: the turn completes with it, as an upstream agent's bare Message does.
+   * answer: the turn completes with it, as an upstream agent's bare Message does, marked so that v0.3/v1.0
+   * sends answer with the Message itself (MESSAGE_ANSWER_KEY).
    */
   answered(requestId: string, error: { message?: unknown } | undefined, result?: unknown): void {
     const taskId = this.#executeIds.get(requestId);
@@ -196,7 +197,8 @@ export class HubAgentConnector implements AgentConnector {
       this.#tasks.delete(taskId);
       return;
     }
-    void channel.push({ kind: "status", status: { state: "completed", message: answer }, final: true, metadata: { [TEXT_KIND_KEY]: "snapshot" } });
+    const metadata = { [TEXT_KIND_KEY]: "snapshot", [MESSAGE_ANSWER_KEY]: true };
+    void channel.push({ kind: "status", status: { state: "completed", message: answer }, final: true, metadata });
     this.release(taskId);
   }
 

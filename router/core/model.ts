@@ -53,6 +53,12 @@ export type Metadata = Record<string, unknown>;
 export type TextKind = "delta" | "snapshot" | "progress";
 /** The metadata key of a status update's TextKind. */
 export const TEXT_KIND_KEY = "textKind";
+/**
+ * Metadata key (value `true`) of a turn-ending status whose agent answered with a bare Message rather than a
+ * task of its own (hub protocol 2); it stays on the completed task, whose send dialects that can answer with a
+ * Message (v0.3, v1.0) answer with that message.
+ */
+export const MESSAGE_ANSWER_KEY = "messageAnswer";
 
 
 export interface TextPart {

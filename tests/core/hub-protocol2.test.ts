@@ -113,7 +113,7 @@ describe("protocol 2", () => {
     ["v0.1", "tasks/send", (t: string) => ({ id: randomUUID(), message: userMessage(t) })],
     ["v0.3", "message/send", (t: string) => ({ message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: t }] } })],
     ["v1.0", "SendMessage", (t: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: t }] } })],
-  ])("a bare message answer completes the turn with that message (%s client)", async (dialect, method, params) => {
+  ])("a bare message answer is the send's answer (%s client)", async (dialect, method, params) => {
     const name = `bare-${dialect.replace(".", "")}`;
     const a = await agent(name);
     const exec = a.nextTask();
@@ -121,13 +121,18 @@ describe("protocol 2", () => {
     const task = await exec;
     answer(a, task.id, { result: { message: { messageId: "reply-1", role: "ROLE_AGENT", parts: [{ text: "hello yourself" }] } } });
     const result = (await sent).result;
+    // Where the dialect's send may answer with a Message (v0.3, v1.0), it does; v0.1 reads the completed task.
     if (dialect === "v1.0") {
-      expect(result.task.status).toMatchObject({ state: "TASK_STATE_COMPLETED", message: { messageId: "reply-1", parts: [{ text: "hello yourself" }] } });
+      expect(result).toEqual({ message: { messageId: "reply-1", role: "ROLE_AGENT", parts: [{ text: "hello yourself" }], contextId: task.params.contextId } });
     } else if (dialect === "v0.3") {
-      expect(result.status).toMatchObject({ state: "completed", message: { kind: "message", messageId: "reply-1", parts: [{ kind: "text", text: "hello yourself" }] } });
+      expect(result).toEqual({ kind: "message", messageId: "reply-1", role: "agent", parts: [{ kind: "text", text: "hello yourself" }], contextId: task.params.contextId });
     } else {
       expect(result.status).toMatchObject({ state: "completed", message: { parts: [{ type: "text", text: "hello yourself" }] } });
     }
+    // The router's task holds the answer all the same (tasks/get answers in the dialect the task began in).
+    const stored = (await rpc(router.url, "tasks/get", { id: task.params.id })).result;
+    expect(stored.status.state).toMatch(/^(completed|TASK_STATE_COMPLETED)$/);
+    expect(stored.status.message.parts[0].text).toBe("hello yourself");
     // The turn is over: a late update of the agent's is refused.
     const late = await a.request("task.status", { task_id: task.params.id, status: { state: "working", message: { parts: [{ text: "more" }] } } });
     expect(late.error.message).toMatch(/not assigned/);
