@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../router/core/agent.js";
 import type { AgentUpdate } from "../router/core/model.js";
-import { agentText, MESSAGE_ANSWER_KEY, TEXT_KIND_KEY } from "../router/core/model.js";
+import { agentText, MESSAGE_ANSWER_KEY, REJECTION_KEY, TEXT_KIND_KEY } from "../router/core/model.js";
 import { HUB_METHODS } from "./protocol.js";
 import { TaskChannel } from "./task-channel.js";
 import { messageFromWire, messageToWire } from "./translate.js";
@@ -157,8 +157,9 @@ export class HubAgentConnector implements AgentConnector {
 
   /**
    * The agent answered a request of ours. An error answer to `task.execute` means it refused the task: with
-   * protocol 1 the task fails with the agent's message; with protocol 2 the turn ends `rejected` with it (the
-   * agent declined the request, nothing failed). A protocol 2 answer carrying a bare message is the whole
+   * protocol 1 the task fails with the agent's message; with protocol 2 the turn ends `rejected` with it, marked
+   * so that a blocking send answers with an error naming the agent's reason (REJECTION_KEY; a stream shows the
+   * `rejected` status). A protocol 2 answer carrying a bare message is the whole
    * answer: the turn completes with it, as an upstream agent's bare Message does, marked so that v0.3/v1.0
    * sends answer with the Message itself (MESSAGE_ANSWER_KEY).
    */
@@ -180,7 +181,8 @@ export class HubAgentConnector implements AgentConnector {
     // Kept: an agent that comes back saying it lost the task gets it again (see attach).
     if (error) {
       const why = typeof error.message === "string" && error.message !== "" ? error.message : `Agent ${this.info.id} rejected the request.`;
-      void channel.push({ kind: "status", status: { state: "rejected", message: agentText(why) }, final: true, metadata: { [TEXT_KIND_KEY]: "snapshot" } });
+      const metadata = { [TEXT_KIND_KEY]: "snapshot", [REJECTION_KEY]: true };
+      void channel.push({ kind: "status", status: { state: "rejected", message: agentText(why) }, final: true, metadata });
       this.release(taskId);
       return;
     }

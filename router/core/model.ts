@@ -59,6 +59,11 @@ export const TEXT_KIND_KEY = "textKind";
  * Message (v0.3, v1.0) answer with that message.
  */
 export const MESSAGE_ANSWER_KEY = "messageAnswer";
+/**
+ * Metadata key (value `true`) of a turn-ending `rejected` status whose agent refused the request with an error
+ * (hub protocol 2): a blocking send answers with that error instead of the task.
+ */
+export const REJECTION_KEY = "agentRejected";
 
 
 export interface TextPart {

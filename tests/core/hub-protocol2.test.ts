@@ -138,15 +138,42 @@ describe("protocol 2", () => {
     expect(late.error.message).toMatch(/not assigned/);
   });
 
-  test("a rejection ends the turn `rejected` with the agent's reason, not `failed`", async () => {
+  test("a rejection is the send's error (every dialect); the task is kept `rejected` with the agent's reason", async () => {
     const a = await agent("picky");
+    const reason = "this agent requires the extension https://ext.example/trace/v1";
+    const sends = [
+      ["SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }] } }, V10],
+      ["message/send", { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: "x" }] } }, {}],
+      ["tasks/send", { id: randomUUID(), message: userMessage("x") }, {}],
+    ] as const;
+    for (const [method, params, headers] of sends) {
+      const exec = a.nextTask();
+      const sent = rpc(router.url, method, params, { ...agentPath("picky"), headers });
+      const task = await exec;
+      answer(a, task.id, { error: { code: -32602, message: reason } });
+      const res = await sent;
+      expect([method, res.error]).toEqual([method, { code: -32602, message: `Invalid params: agent picky rejected the request: ${reason}`, data: { field: "message", taskId: task.params.id } }]);
+      const kept = (await rpc(router.url, "tasks/get", { id: task.params.id })).result;
+      expect(kept.status.state).toMatch(/^(rejected|TASK_STATE_REJECTED)$/);
+    }
+    // The v1.0 HTTP+JSON binding: the same error as an HTTP status.
+    const restExec = a.nextTask();
+    const rest = fetch(`${router.url}/agents/picky/rest/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...V10 },
+      body: JSON.stringify({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }] } }),
+    });
+    answer(a, (await restExec).id, { error: { code: -32602, message: reason } });
+    const restRes = await rest;
+    expect(restRes.status).toBe(400);
+    expect(JSON.stringify(await restRes.json())).toContain(`agent picky rejected the request: ${reason}`);
+    // A stream has begun before the agent answers: it ends with the rejected status.
     const exec = a.nextTask();
-    const sent = rpc(router.url, "SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "no extension" }] } }, { ...agentPath("picky"), headers: V10 });
-    const task = await exec;
-    answer(a, task.id, { error: { code: -32602, message: "this agent requires the extension https://ext.example/trace/v1" } });
-    const result = (await sent).result.task;
-    expect(result.status.state).toBe("TASK_STATE_REJECTED");
-    expect(result.status.message.parts).toEqual([{ text: "this agent requires the extension https://ext.example/trace/v1" }]);
+    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "rej-s", message: userMessage("x") }, agentPath("picky"));
+    answer(a, (await exec).id, { error: { code: -32602, message: reason } });
+    const events = await stream.all();
+    expect(events.at(-1)!.data.result).toMatchObject({ status: { state: "rejected" }, final: true });
+    expect(statusText(events.at(-1)!)).toBe(reason);
   });
 
   test("the registered card's extensions are in the card the router serves; protocol 1 cards are served as before", async () => {

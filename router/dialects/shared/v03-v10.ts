@@ -1,13 +1,11 @@
-import {
-  MESSAGE_ANSWER_KEY,
-  type AgentUpdate,
-  type Artifact,
-  type Message,
-  type Metadata,
-  type PushNotificationConfig,
-  type SendRequest,
-  type Task,
-  type TaskStatus,
+import type {
+  AgentUpdate,
+  Artifact,
+  Message,
+  Metadata,
+  PushNotificationConfig,
+  SendRequest,
+  TaskStatus,
 } from "../../core/model.js";
 import { RpcError } from "../../rpc/errors.js";
 import type { Dialect, TaskRef } from "./dialect.js";
@@ -100,15 +98,6 @@ export function artifactUpdate(
 /** A whole Task from an agent: its artifacts, then its status (with the task's metadata). */
 export function taskUpdates(artifacts: Artifact[], status: TaskStatus, metadata?: Metadata): AgentUpdate[] {
   return [...artifacts.map((artifact): AgentUpdate => ({ kind: "artifact", artifact })), statusUpdate(status, metadata)];
-}
-
-/**
- * The agent's bare Message when it answered the task's turn with one instead of a task (MESSAGE_ANSWER_KEY):
- * what a v0.3/v1.0 send answers with, as A2A lets an agent answer with a Message alone.
- */
-export function messageAnswerOf(task: Task): Message | undefined {
-  if (task.metadata[MESSAGE_ANSWER_KEY] !== true || task.status.state !== "completed") return undefined;
-  return task.status.message;
 }
 
 /** A bare Message from an agent (an answer without a task): a completed status carrying it. */

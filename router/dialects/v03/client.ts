@@ -1,7 +1,8 @@
 import type { SendRequest } from "../../core/model.js";
 import type { Dialect, PushRef } from "../shared/dialect.js";
 import { nonEmpty } from "../shared/translate-helpers.js";
-import { messageAnswerOf, schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
+import { messageAnswerOf, throwIfRejected } from "../shared/agent-answer.js";
+import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
 import { eventToV03, messageFromV03, messageToV03, pushConfigFromV03, pushConfigToV03, taskToV03 } from "./translate.js";
 import type { V03MessageSendParams, V03PushNotificationConfig } from "./types.js";
 
@@ -77,6 +78,7 @@ export const v03: Dialect = {
   renderTask: taskToV03,
   /** A turn its agent answered with a bare Message is answered with that Message (v0.3 allows either). */
   renderSendResult(task, historyLength) {
+    throwIfRejected(task);
     const answer = messageAnswerOf(task);
     return answer ? messageToV03(answer, { contextId: task.contextId }) : taskToV03(task, historyLength);
   },

@@ -1,7 +1,8 @@
 import type { SendRequest } from "../../core/model.js";
 import type { Dialect, ListQuery, PushRef } from "../shared/dialect.js";
 import { nonEmpty } from "../shared/translate-helpers.js";
-import { messageAnswerOf, schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
+import { messageAnswerOf, throwIfRejected } from "../shared/agent-answer.js";
+import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
 import { eventToV10, messageFromV10, messageToV10, pushConfigFromV10, pushConfigToV10, stateFromV10, taskToV10 } from "./translate.js";
 import type { V10ListTasksRequest, V10SendMessageRequest, V10TaskPushNotificationConfig } from "./types.js";
 
@@ -84,6 +85,7 @@ export const v10: Dialect = {
   renderTask: (task, historyLength) => taskToV10(task, { historyLength }),
   /** A SendMessageResponse: `{message}` for a turn its agent answered with a bare Message, else `{task}`. */
   renderSendResult(task, historyLength) {
+    throwIfRejected(task);
     const answer = messageAnswerOf(task);
     return answer ? { message: messageToV10(answer, { contextId: task.contextId }) } : { task: taskToV10(task, { historyLength }) };
   },
