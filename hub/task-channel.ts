@@ -29,6 +29,8 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   requestId: string | undefined;
   /** The task.execute frame, sent again to an agent that comes back without it (see HubAgentConnector.attach). */
   executeFrame: HubRequest | undefined;
+  /** Updates pushed this turn (a protocol 2 agent that ends its turn `rejected` before any other rejects the request). */
+  pushed = 0;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
   /** Pushed, not yet handed to the engine. */
@@ -52,6 +54,7 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
    */
   push(update: AgentUpdate): Promise<boolean> {
     if (this.#ended || this.#finished) return Promise.resolve(false);
+    this.pushed++;
     this.#latest = new Promise<boolean>((settle) => {
       const item = { update, settle };
       const waiting = this.#waiting;

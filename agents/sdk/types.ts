@@ -104,7 +104,8 @@ export interface SkillResult {
   metadata?: Metadata;
   /**
    * Defaults to "completed"; "input-required" asks the client for another turn on the same task; "rejected"
-   * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why.
+   * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why: returned
+   * before anything else was sent, the client's send gets an error instead of a task.
    */
   state?: FinalState;
 }

@@ -44,7 +44,7 @@ describe("an SDK agent on protocol 2", () => {
     expect(result.artifacts).toEqual([expect.objectContaining({ artifactId: "both", parts: [{ data: [1, 2] }, { text: "legacy" }] })]);
   });
 
-  test("a required extension: declared on the card, and a message without it is rejected", async () => {
+  test("a required extension: declared on the card, and a message without it is rejected with an error", async () => {
     const agent = sdkAgent("strict", { capabilities: { extensions: [{ uri: EXTENSION, required: true }] } });
     agent.skill({ name: "serve", description: "needs the extension" }, async (_text, ctx) =>
       ctx.message.extensions?.includes(EXTENSION) ? "served" : { state: "rejected", text: `requires ${EXTENSION}` },
@@ -54,8 +54,9 @@ describe("an SDK agent on protocol 2", () => {
     expect(card.capabilities.extensions).toEqual([{ uri: EXTENSION, required: true }]);
     const send = (extensions?: string[]) =>
       rpc(router.url, "SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...(extensions && { extensions }) } }, { path: "/agents/strict", headers: V10 });
-    const refused = (await send()).result.task.status;
-    expect(refused).toMatchObject({ state: "TASK_STATE_REJECTED", message: { parts: [{ text: `requires ${EXTENSION}` }] } });
+    // A turn that ends rejected before anything else is the request's rejection: the send's error.
+    const refused = await send();
+    expect(refused.error).toMatchObject({ code: -32602, message: `Invalid params: agent strict rejected the request: requires ${EXTENSION}` });
     expect((await send([EXTENSION])).result.task.status.state).toBe("TASK_STATE_COMPLETED");
   });
 });
