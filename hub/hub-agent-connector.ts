@@ -87,11 +87,6 @@ export class HubAgentConnector implements AgentConnector {
     this.#missedCancels.clear();
   }
 
-  /** The tasks in flight (the hub's side of a resume: which ones the agent must still be running). */
-  inFlightIds(): string[] {
-    return [...this.#tasks.keys()];
-  }
-
   /**
    * Goes offline. Tasks in flight fail with `reason` at once, or after `graceMs` unless the agent has
    * registered again by then.
@@ -163,21 +158,22 @@ export class HubAgentConnector implements AgentConnector {
    * answer: the turn completes with it, as an upstream agent's bare Message does, marked so that v0.3/v1.0
    * sends answer with the Message itself (MESSAGE_ANSWER_KEY).
    */
-  answered(requestId: string, error: { message?: unknown } | undefined, result?: unknown): void {
+  answered(requestId: string, error: { message?: unknown } | undefined, result?: unknown, resultIssue?: string): void {
     const taskId = this.#executeIds.get(requestId);
     if (taskId === undefined) return;
     this.#executeIds.delete(requestId);
     const channel = this.#tasks.get(taskId);
     if (!channel) return;
     channel.requestId = undefined;
-    if (this.protocol === 2) return this.#answeredV2(taskId, channel, error, result as ExecuteResult | undefined);
+    if (this.protocol === 2) return this.#answeredV2(taskId, channel, error, result as ExecuteResult | undefined, resultIssue);
     if (!error) return;
     const why = typeof error.message === "string" ? error.message : "no reason given";
     channel.end(new Error(`Agent ${this.info.id} refused the task: ${why}`));
     this.#tasks.delete(taskId);
   }
 
-  #answeredV2(taskId: string, channel: TaskChannel, error: { message?: unknown } | undefined, result: ExecuteResult | undefined): void {
+  /** `resultIssue`: why the answer's message is not one (the hub read it against the hub schema). */
+  #answeredV2(taskId: string, channel: TaskChannel, error: { message?: unknown } | undefined, result: ExecuteResult | undefined, resultIssue?: string): void {
     // Kept: an agent that comes back saying it lost the task gets it again (see attach).
     if (error) {
       const why = typeof error.message === "string" && error.message !== "" ? error.message : `Agent ${this.info.id} rejected the request.`;
@@ -187,15 +183,15 @@ export class HubAgentConnector implements AgentConnector {
       return;
     }
     const message = result?.message;
-    if (!message || typeof message !== "object" || !Array.isArray(message.parts)) return;
+    if (message === undefined) return;
     let answer;
     try {
-      answer = messageFromWire(message);
+      if (!resultIssue) answer = messageFromWire(message);
     } catch {
       answer = undefined;
     }
     if (!answer) {
-      channel.end(new Error(`Agent ${this.info.id} answered with a message the router cannot read.`));
+      channel.end(new Error(`Agent ${this.info.id} answered with a message the router cannot read${resultIssue ? `: ${resultIssue}` : ""}.`));
       this.#tasks.delete(taskId);
       return;
     }

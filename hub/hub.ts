@@ -186,7 +186,7 @@ export class AgentHub {
     const id = frame.id ?? null;
     const hasId = frame.id !== undefined;
     if (isAnswer(frame)) {
-      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result);
+      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result, this.#answerIssue(frame.result));
       return;
     }
     if (typeof frame.method !== "string") {
@@ -228,6 +228,13 @@ export class AgentHub {
       if (!ok) this.#refused(conn, method, notStored(taskId));
     });
     if (hasId) conn.answer(id, method, ackOf(durable, taskId));
+  }
+
+  /** Why an answer's bare message (protocol 2's `{message}`) is not a hub message, if it carries one. */
+  #answerIssue(result: unknown): string | undefined {
+    const message = (result as { message?: unknown } | null | undefined)?.message;
+    if (message === undefined || typeof result !== "object") return undefined;
+    return this.#opts.schemas.check("hub#/$defs/Message", message, "message")?.message;
   }
 
   /** Logs a refused frame at debug level: a misbehaving agent must not be able to flood the log. */

@@ -138,6 +138,16 @@ describe("protocol 2", () => {
     expect(late.error.message).toMatch(/not assigned/);
   });
 
+  test("a bare message that is not one fails the task naming the field", async () => {
+    const a = await agent("bad-answer");
+    const exec = a.nextTask();
+    const sent = rpc(router.url, "tasks/send", { id: "ba-1", message: userMessage("x") }, agentPath("bad-answer"));
+    answer(a, (await exec).id, { result: { message: { role: "ROLE_AGENT", parts: [{ text: 5 }] } } });
+    const result = (await sent).result;
+    expect(result.status.state).toBe("failed");
+    expect(statusText({ data: { result } })).toMatch(/^Agent bad-answer answered with a message the router cannot read: message\.parts\/0\/text|^Agent bad-answer answered with a message the router cannot read: .*text/);
+  });
+
   test("a rejection is the send's error (every dialect); the task is kept `rejected` with the agent's reason", async () => {
     const a = await agent("picky");
     const reason = "this agent requires the extension https://ext.example/trace/v1";
