@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
 import { failure, success, type RpcId } from "../router/jsonrpc/envelope.js";
-import { RpcError, toRpcError } from "../router/rpc/errors.js";
+import { HubRefusal, toHubRefusal } from "./wire/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { IngestRate, type Senders } from "./ingest-rate.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS } from "./protocol.js";
@@ -160,7 +160,7 @@ export class HubConnection {
   }
 
   /**
-   * Answers request `id` with `result` once it settles (a rejection with an RpcError is the error answer),
+   * Answers request `id` with `result` once it settles (a rejection with an HubRefusal is the error answer),
    * after every earlier answer of this connection: an agent reads its acks in the order it sent.
    */
   answer(id: RpcId, method: string, result: unknown): void {
@@ -262,10 +262,10 @@ export class HubConnection {
   }
 }
 
-/** A refusal as the agent is told it; anything but an RpcError is a bug of ours, logged, told generically. */
-function answerError(err: unknown, method: string, logger: Logger): RpcError {
-  if (!(err instanceof RpcError)) logger.error({ err, method }, "hub failed to handle a frame");
-  return toRpcError(err);
+/** A refusal as the agent is told it; anything but an HubRefusal is a bug of ours, logged, told generically. */
+function answerError(err: unknown, method: string, logger: Logger): HubRefusal {
+  if (!(err instanceof HubRefusal)) logger.error({ err, method }, "hub failed to handle a frame");
+  return toHubRefusal(err);
 }
 
 /** A frame's size on the wire (ws hands over a Buffer, or fragments, by default). */

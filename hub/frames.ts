@@ -1,6 +1,6 @@
 import type { RawData } from "ws";
 import type { RpcId } from "../router/jsonrpc/envelope.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { HubRefusal } from "./wire/errors.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../router/schema/depth.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
 import { HUB_SCHEMAS } from "./protocol.js";
@@ -18,16 +18,16 @@ export interface AgentFrame {
  * Reads one frame, or says why it is not one (a parse error). The message is the hub's own: JSON.parse's
  * text names positions and tokens of a JavaScript parser, which is no business of the agent's.
  */
-export function readFrame(data: RawData, isBinary: boolean): AgentFrame | RpcError {
-  if (isBinary) return RpcError.parse("binary frames are not part of the hub protocol");
+export function readFrame(data: RawData, isBinary: boolean): AgentFrame | HubRefusal {
+  if (isBinary) return HubRefusal.parse("binary frames are not part of the hub protocol");
   let frame: unknown;
   try {
     frame = JSON.parse(data.toString());
   } catch {
-    return RpcError.parse("the frame is not valid JSON");
+    return HubRefusal.parse("the frame is not valid JSON");
   }
-  if (!frame || typeof frame !== "object" || Array.isArray(frame)) return RpcError.parse("a frame must be one JSON object");
-  if (exceedsDepth(frame)) return RpcError.parse(`a frame may not nest deeper than ${MAX_JSON_DEPTH} levels`);
+  if (!frame || typeof frame !== "object" || Array.isArray(frame)) return HubRefusal.parse("a frame must be one JSON object");
+  if (exceedsDepth(frame)) return HubRefusal.parse(`a frame may not nest deeper than ${MAX_JSON_DEPTH} levels`);
   return frame as AgentFrame;
 }
 
@@ -42,5 +42,5 @@ export function checkParams(schemas: SchemaRegistry, method: string, params: unk
   const schema = HUB_SCHEMAS.get(method);
   if (!schema) return;
   const issue = schemas.check(schema, params);
-  if (issue) throw RpcError.invalidParams(issue.message, issue.field);
+  if (issue) throw HubRefusal.invalidParams(issue.message, issue.field);
 }

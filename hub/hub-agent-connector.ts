@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { AgentConnector, AgentInfo, ExecuteContext } from "../router/core/agent.js";
 import type { AgentUpdate } from "../router/core/model.js";
+import { agentText, MESSAGE_ANSWER_KEY, REJECTION_KEY, TEXT_KIND_KEY } from "../router/core/model.js";
 import { HUB_METHODS } from "./protocol.js";
 import { TaskChannel } from "./task-channel.js";
-import { messageToWire } from "./translate.js";
+import { messageFromWire, messageToWire } from "./translate.js";
+import { hubRequest, type ExecuteParams, type ExecuteResult, type HubProtocol } from "./wire/frames.js";
 
 /** What a hub agent needs from its current connection. */
 export interface HubLink {
@@ -27,6 +29,8 @@ export class HubAgentConnector implements AgentConnector {
   #grace: NodeJS.Timeout | undefined;
   /** Cancels the engine asked for while the agent was away, told once it is back. */
   #missedCancels = new Set<string>();
+  /** The hub protocol version the agent registered with (docs/hub-protocol.md). */
+  protocol: HubProtocol = 1;
 
   constructor(info: AgentInfo) {
     this.info = info;
@@ -45,7 +49,13 @@ export class HubAgentConnector implements AgentConnector {
     return this.#grace !== undefined;
   }
 
-  attach(link: HubLink, info: AgentInfo, token: string | undefined, logger?: Logger): void {
+  /**
+   * (Re)attaches the agent to a connection. `running`: the tasks an agent coming back says it still runs
+   * (absent: it did not say). A task in flight it lists goes on as it is; one it does not list was lost with
+   * the agent and is sent again, as a new run; an agent that says nothing gets again only the executes it
+   * never answered (they may have died with the old link).
+   */
+  attach(link: HubLink, info: AgentInfo, token: string | undefined, logger?: Logger, protocol: HubProtocol = 1, running?: readonly string[]): void {
     if (this.#grace) {
       clearTimeout(this.#grace);
       this.#grace = undefined;
@@ -54,9 +64,25 @@ export class HubAgentConnector implements AgentConnector {
     this.#link = link;
     this.info = info;
     this.token = token;
-    // A task.execute the agent never answered may have died with the old link: it is sent again (the SDK
-    // takes a second execute of a turn it is running as the same turn).
-    for (const channel of this.#tasks.values()) if (channel.requestId && channel.executeFrame) link.send(channel.executeFrame);
+    this.protocol = protocol;
+    const still = running && new Set(running);
+    for (const [taskId, channel] of this.#tasks) {
+      if (!channel.executeFrame) continue;
+      if (still?.has(taskId)) {
+        // It runs the task: whatever became of our execute, it was taken.
+        if (channel.requestId) this.#executeIds.delete(channel.requestId);
+        channel.requestId = undefined;
+        continue;
+      }
+      if (!still && !channel.requestId) continue;
+      if (!channel.requestId) {
+        // Taken once, then lost with the agent: a new run, whose updates are numbered from 1 again.
+        channel.requestId = String(channel.executeFrame.id);
+        this.#executeIds.set(channel.requestId, taskId);
+        channel.lastSeq = 0;
+      }
+      link.send(channel.executeFrame);
+    }
     for (const taskId of this.#missedCancels) this.#sendCancel(taskId);
     this.#missedCancels.clear();
   }
@@ -110,35 +136,68 @@ export class HubAgentConnector implements AgentConnector {
     const requestId = randomUUID();
     channel.requestId = requestId;
     this.#executeIds.set(requestId, taskId);
-    channel.executeFrame = {
-      jsonrpc: "2.0",
-      id: requestId,
-      method: HUB_METHODS.TASK_EXECUTE,
-      params: {
-        id: taskId,
-        sessionId: ctx.task.contextId,
-        message: messageToWire(ctx.message),
-        metadata: { ...ctx.metadata, ...(ctx.skill && { skill: ctx.skill }) },
-      },
-    };
+    channel.executeFrame = hubRequest(requestId, HUB_METHODS.TASK_EXECUTE, this.#executeParams(ctx));
     link.send(channel.executeFrame);
     return channel.updates();
   }
 
+  /** `task.execute` params in the agent's protocol version. */
+  #executeParams(ctx: ExecuteContext): ExecuteParams {
+    const { id: taskId, contextId } = ctx.task;
+    const metadata = { ...ctx.metadata, ...(ctx.skill && { skill: ctx.skill }) };
+    if (this.protocol !== 2) return { id: taskId, sessionId: contextId, message: messageToWire(ctx.message), metadata };
+    const message = messageToWire({ ...ctx.message, taskId, contextId }, 2, { taskId, contextId });
+    return { id: taskId, contextId, message, metadata };
+  }
+
   /**
-   * The agent answered a request of ours. An error answer to `task.execute` means it refused the task:
-   * the task fails with the agent's message instead of waiting for the task timeout.
+   * The agent answered a request of ours. An error answer to `task.execute` means it refused the task: with
+   * protocol 1 the task fails with the agent's message; with protocol 2 the turn ends `rejected` with it, marked
+   * so that a blocking send answers with an error naming the agent's reason (REJECTION_KEY; a stream shows the
+   * `rejected` status). A protocol 2 answer carrying a bare message is the whole
+   * answer: the turn completes with it, as an upstream agent's bare Message does, marked so that v0.3/v1.0
+   * sends answer with the Message itself (MESSAGE_ANSWER_KEY).
    */
-  answered(requestId: string, error: { message?: unknown } | undefined): void {
+  answered(requestId: string, error: { message?: unknown } | undefined, result?: unknown, resultIssue?: string): void {
     const taskId = this.#executeIds.get(requestId);
     if (taskId === undefined) return;
     this.#executeIds.delete(requestId);
     const channel = this.#tasks.get(taskId);
-    if (channel) channel.requestId = channel.executeFrame = undefined;
-    if (!error || !channel) return;
+    if (!channel) return;
+    channel.requestId = undefined;
+    if (this.protocol === 2) return this.#answeredV2(taskId, channel, error, result as ExecuteResult | undefined, resultIssue);
+    if (!error) return;
     const why = typeof error.message === "string" ? error.message : "no reason given";
     channel.end(new Error(`Agent ${this.info.id} refused the task: ${why}`));
     this.#tasks.delete(taskId);
+  }
+
+  /** `resultIssue`: why the answer's message is not one (the hub read it against the hub schema). */
+  #answeredV2(taskId: string, channel: TaskChannel, error: { message?: unknown } | undefined, result: ExecuteResult | undefined, resultIssue?: string): void {
+    // Kept: an agent that comes back saying it lost the task gets it again (see attach).
+    if (error) {
+      const why = typeof error.message === "string" && error.message !== "" ? error.message : `Agent ${this.info.id} rejected the request.`;
+      const metadata = { [TEXT_KIND_KEY]: "snapshot", [REJECTION_KEY]: true };
+      void channel.push({ kind: "status", status: { state: "rejected", message: agentText(why) }, final: true, metadata });
+      this.release(taskId);
+      return;
+    }
+    const message = result?.message;
+    if (message === undefined) return;
+    let answer;
+    try {
+      if (!resultIssue) answer = messageFromWire(message);
+    } catch {
+      answer = undefined;
+    }
+    if (!answer) {
+      channel.end(new Error(`Agent ${this.info.id} answered with a message the router cannot read${resultIssue ? `: ${resultIssue}` : ""}.`));
+      this.#tasks.delete(taskId);
+      return;
+    }
+    const metadata = { [TEXT_KIND_KEY]: "snapshot", [MESSAGE_ANSWER_KEY]: true };
+    void channel.push({ kind: "status", status: { state: "completed", message: answer }, final: true, metadata });
+    this.release(taskId);
   }
 
   async cancel(taskId: string): Promise<void> {
@@ -147,7 +206,7 @@ export class HubAgentConnector implements AgentConnector {
   }
 
   #sendCancel(taskId: string): void {
-    this.#link?.send({ jsonrpc: "2.0", id: randomUUID(), method: HUB_METHODS.TASK_CANCEL, params: { task_id: taskId } });
+    this.#link?.send(hubRequest(randomUUID(), HUB_METHODS.TASK_CANCEL, { task_id: taskId }));
   }
 
   #failInFlight(reason: string): void {

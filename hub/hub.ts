@@ -1,16 +1,16 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from "ws";
 import type { AgentRegistry } from "../router/agents/registry.js";
 import { failure, type RpcId } from "../router/jsonrpc/envelope.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { HubRefusal } from "./wire/errors.js";
 import type { SchemaRegistry } from "../router/schema/validator.js";
 import { frameBytes, HubConnection, type RateLimit } from "./connection.js";
 import { checkParams, isAnswer, readFrame } from "./frames.js";
 import { HubAgentConnector } from "./hub-agent-connector.js";
 import { Senders } from "./ingest-rate.js";
-import { normalizeOrigin, originAllowed } from "./origin.js";
+import { isOwnOrigin, normalizeOrigin, type OriginPolicy } from "../router/net/origin.js";
 import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
 import { Registrations, type HubCluster } from "./registration.js";
 import { ackOf, notStored, routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
@@ -42,6 +42,8 @@ export interface HubOptions {
   allowedOrigins?: readonly string[];
   /** The router binds a loopback address: only loopback Host names make an Origin "own" (DNS rebinding). */
   loopbackBind?: boolean;
+  /** How the router names itself (publicUrl, trustProxy): an Origin naming it so is "own", as on the HTTP edge. */
+  originPolicy?: OriginPolicy;
   /** Routers sharing one store (router/cluster): agent names are claimed cluster-wide. */
   cluster?: HubCluster;
   /**
@@ -79,7 +81,7 @@ export class AgentHub {
       registerTimeoutMs: options.registerTimeoutMs ?? HUB_DEFAULTS.registerTimeoutMs,
       resumeGraceMs: options.resumeGraceMs ?? HUB_DEFAULTS.resumeGraceMs,
     };
-    this.#wss = new WebSocketServer({ noServer: true, maxPayload: HUB_DEFAULTS.maxPayload });
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: HUB_DEFAULTS.maxPayload, verifyClient: this.#verify });
     this.#registrations = new Registrations(options);
     this.#origins = new Set((options.allowedOrigins ?? []).map((o) => normalizeOrigin(o) ?? o));
   }
@@ -102,21 +104,39 @@ export class AgentHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? "/", "http://hub");
     if (!HUB_PATHS.includes(url.pathname)) return false;
-    if (!originAllowed(req, this.#origins, this.#opts.loopbackBind)) {
+    const bearer = req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1];
+    const token = bearer ?? url.searchParams.get("token") ?? undefined;
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token, this.#opts.authLimit?.addressOf(req)));
+    return true;
+  }
+
+  /**
+   * ws's own handshake hook: an upgrade from a foreign browser page (CONTRACT 12), or from an address past the
+   * failed-authentication limit, is answered with its HTTP status (ws writes it and closes the socket).
+   */
+  readonly #verify: VerifyClientCallbackAsync = ({ req }, done) => {
+    if (!this.#originAllowed(req)) {
       this.#opts.logger.warn({ origin: req.headers.origin }, "hub upgrade refused: origin not allowed");
-      refuseUpgrade(socket, 403, "origin not allowed");
-      return true;
+      return done(false, 403, refusalBody("origin not allowed"), JSON_BODY);
     }
     const address = this.#opts.authLimit?.addressOf(req);
     const wait = address === undefined ? 0 : this.#opts.authLimit!.retryAfterSeconds(address);
-    if (wait > 0) {
-      refuseUpgrade(socket, 429, "too many failed authentications; try again later", { "Retry-After": String(wait) });
-      return true;
-    }
-    const bearer = req.headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1];
-    const token = bearer ?? url.searchParams.get("token") ?? undefined;
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, token, address));
-    return true;
+    if (wait > 0) return done(false, 429, refusalBody("too many failed authentications; try again later"), { ...JSON_BODY, "Retry-After": String(wait) });
+    done(true);
+  };
+
+  /**
+   * Whether an upgrade may proceed given its `Origin` header (CONTRACT 12): agents (SDK, scripts) send none;
+   * a browser page may connect only from the router's own origin (as the HTTP edge reads it: publicUrl, the
+   * forwarded host with trustProxy, or a Host that is loopback on a loopback bind) or a listed one, so a page
+   * elsewhere cannot register agents or take the router's tasks through a visitor's browser.
+   */
+  #originAllowed(req: IncomingMessage): boolean {
+    const header = req.headers.origin;
+    if (header === undefined) return true;
+    const origin = normalizeOrigin(header);
+    if (!origin) return false;
+    return this.#origins.has(origin) || isOwnOrigin(req, origin, this.#opts.originPolicy ?? { trustProxy: false }, this.#opts.loopbackBind ?? false);
   }
 
   /**
@@ -159,18 +179,18 @@ export class AgentHub {
 
   #onFrame(conn: HubConnection, data: RawData, isBinary: boolean): void {
     const frame = readFrame(data, isBinary);
-    if (frame instanceof RpcError) {
+    if (frame instanceof HubRefusal) {
       conn.send(failure(null, frame.toJSON()));
       return;
     }
     const id = frame.id ?? null;
     const hasId = frame.id !== undefined;
     if (isAnswer(frame)) {
-      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined);
+      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result, this.#answerIssue(frame.result));
       return;
     }
     if (typeof frame.method !== "string") {
-      if (hasId) conn.send(failure(id, RpcError.invalidRequest("method must be a string", "method").toJSON()));
+      if (hasId) conn.send(failure(id, HubRefusal.invalidRequest("method must be a string", "method").toJSON()));
       return;
     }
     if (TASK_UPDATE_METHODS.has(frame.method)) return this.#onTaskUpdate(conn, frame.method, frame.params ?? {}, frameBytes(data), hasId, id);
@@ -210,6 +230,13 @@ export class AgentHub {
     if (hasId) conn.answer(id, method, ackOf(durable, taskId));
   }
 
+  /** Why an answer's bare message (protocol 2's `{message}`) is not a hub message, if it carries one. */
+  #answerIssue(result: unknown): string | undefined {
+    const message = (result as { message?: unknown } | null | undefined)?.message;
+    if (message === undefined || typeof result !== "object") return undefined;
+    return this.#opts.schemas.check("hub#/$defs/Message", message, "message")?.message;
+  }
+
   /** Logs a refused frame at debug level: a misbehaving agent must not be able to flood the log. */
   #refused(conn: HubConnection, method: string, err: unknown): void {
     this.#opts.logger.debug({ agent: conn.agent?.info.id, method, error: (err as Error).message }, "hub frame refused");
@@ -224,35 +251,31 @@ export class AgentHub {
         conn.send({ jsonrpc: "2.0", method: HUB_METHODS.HEARTBEAT_ACK, params: {} });
         return { ok: true };
       default:
-        throw RpcError.methodNotFound(method);
+        throw HubRefusal.methodNotFound(method);
     }
   }
 
   /** Answers once the name is ours (in a cluster: once it is claimed cluster-wide). */
   async #register(conn: HubConnection, p: RegisterParams): Promise<unknown> {
-    if (conn.agent) throw RpcError.invalidRequest(`this connection is already registered as ${conn.agent.info.id}`);
+    if (conn.agent) throw HubRefusal.invalidRequest(`this connection is already registered as ${conn.agent.info.id}`);
     const link = { send: (frame: object) => conn.send(frame) };
     const agent = await this.#registrations
       .register(p, conn.token, link, conn.id, () => this.#connections.has(conn))
       .catch((err: unknown) => {
         // A refused token is a failed authentication, as a wrong API key is on the HTTP edge.
-        const field = err instanceof RpcError ? (err.data as { field?: string } | undefined)?.field : undefined;
+        const field = err instanceof HubRefusal ? (err.data as { field?: string } | undefined)?.field : undefined;
         if (field === "auth_token" && conn.address !== undefined) this.#opts.authLimit?.fail(conn.address);
         throw err;
       });
     conn.registered(agent);
     this.#opts.logger.info({ agent: agent.info.id, connection: conn.id }, "hub agent registered");
-    return { registered: true, agent_id: agent.info.id };
+    return { registered: true, agent_id: agent.info.id, ...(agent.protocol !== 1 && { protocol: agent.protocol }) };
   }
 }
 
-/** Answers a refused upgrade with a plain HTTP status and closes the socket. */
-function refuseUpgrade(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ error: reason });
-  const text = status === 403 ? "Forbidden" : status === 429 ? "Too Many Requests" : "Refused";
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n${extra}` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+/** A refused upgrade's body is JSON, as the HTTP edge's refusals are. */
+const JSON_BODY = { "Content-Type": "application/json" } as const;
+
+function refusalBody(reason: string): string {
+  return JSON.stringify({ error: reason });
 }

@@ -1,15 +1,16 @@
-/** The hub's wire vocabulary (CONTRACT section 5): method names and the frames the hub sends. */
-export const HUB_METHODS = {
-  CONNECTION_ESTABLISHED: "connection.established",
-  REGISTER: "agent.register",
-  HEARTBEAT: "heartbeat",
-  HEARTBEAT_ACK: "heartbeat_ack",
-  TASK_EXECUTE: "task.execute",
-  TASK_CANCEL: "task.cancel",
-  TASK_STATUS: "task.status",
-  TASK_ARTIFACT: "task.artifact",
-  TASK_COMPLETE: "task.complete",
-} as const;
+import { HUB_METHODS } from "./wire/frames.js";
+
+/** The hub's wire vocabulary (CONTRACT section 5) lives in hub/wire, shared with the SDK; the router side's limits live here. */
+export {
+  HUB_METHODS,
+  type ArtifactParams,
+  type ExecuteParams,
+  type HubProtocol,
+  type RegisterParams,
+  type StatusParams,
+  type WireMessage,
+  type WirePart,
+} from "./wire/frames.js";
 
 /** Paths the hub answers WebSocket upgrades on. */
 export const HUB_PATHS: readonly string[] = ["/hub", "/ws/agents"];
@@ -34,34 +35,3 @@ export const HUB_SCHEMAS: ReadonlyMap<string, string> = new Map([
   [HUB_METHODS.TASK_ARTIFACT, "hub#/$defs/Artifact"],
   [HUB_METHODS.TASK_COMPLETE, "hub#/$defs/Complete"],
 ]);
-
-export interface RegisterParams {
-  agent_name: string;
-  auth_token?: string;
-  card?: Record<string, unknown>;
-  skills?: Array<{ id?: string; name: string; description?: string; tags?: string[]; examples?: string[] }>;
-  streaming?: boolean;
-  description?: string;
-}
-
-type WirePart = { type?: string; kind?: string; text?: string; file?: unknown; data?: unknown; metadata?: Record<string, unknown> };
-export type WireMessage = { role?: "user" | "agent"; parts: WirePart[]; metadata?: Record<string, unknown> };
-
-/**
- * Fields every agent-to-hub task update carries. `seq` (optional) numbers an agent's updates within one
- * turn from 1: an update re-sent after a reconnect carries a seq the hub has seen and is acked, not logged twice.
- */
-interface TaskFrameParams {
-  task_id: string;
-  seq?: number;
-  metadata?: Record<string, unknown>;
-}
-
-export interface StatusParams extends TaskFrameParams {
-  status: { state: string; message?: WireMessage };
-  final?: boolean;
-}
-
-export interface ArtifactParams extends TaskFrameParams {
-  artifact: { name?: string; description?: string; parts: WirePart[]; index?: number; append?: boolean; lastChunk?: boolean; metadata?: Record<string, unknown> };
-}

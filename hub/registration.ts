@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { AgentInfo } from "../router/core/agent.js";
+import type { AgentExtension, AgentInfo } from "../router/core/agent.js";
 import type { AgentRegistry } from "../router/agents/registry.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { HubRefusal } from "./wire/errors.js";
 import { HubAgentConnector, type HubLink } from "./hub-agent-connector.js";
 import { HUB_DEFAULTS, type RegisterParams } from "./protocol.js";
 
@@ -62,16 +62,16 @@ export class Registrations {
     this.#authorize(name, token);
     const existing = this.#opts.registry.findLocal(name);
     if (existing && !(existing instanceof HubAgentConnector)) {
-      throw RpcError.invalidParams(`agent name "${name}" is taken by a ${existing.info.transport} agent`, "agent_name");
+      throw HubRefusal.invalidParams(`agent name "${name}" is taken by a ${existing.info.transport} agent`, "agent_name");
     }
-    const alreadyConnected = () => RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
+    const alreadyConnected = () => HubRefusal.invalidParams(`agent "${name}" is already connected`, "agent_name");
     if (existing?.isOnline() || this.#claiming.has(name)) throw alreadyConnected();
     const cluster = this.#opts.cluster;
     if (cluster) {
       this.#claiming.add(name);
       try {
         const claimed = await cluster.claimAgent(name, connId, infoFrom(p)).catch(() => {
-          throw RpcError.internal("the agent registry of the router cluster cannot be reached");
+          throw HubRefusal.internal("the agent registry of the router cluster cannot be reached");
         });
         if (!claimed) throw alreadyConnected();
         if (!stillOpen()) {
@@ -90,9 +90,9 @@ export class Registrations {
   #attach(name: string, p: RegisterParams, token: string | undefined, link: HubLink): HubAgentConnector {
     const { registry, logger } = this.#opts;
     const existing = registry.findLocal(name) as HubAgentConnector | undefined;
-    if (existing?.isOnline()) throw RpcError.invalidParams(`agent "${name}" is already connected`, "agent_name");
+    if (existing?.isOnline()) throw HubRefusal.invalidParams(`agent "${name}" is already connected`, "agent_name");
     const agent = existing ?? new HubAgentConnector(placeholderInfo(name));
-    agent.attach(link, infoFrom(p), token, logger);
+    agent.attach(link, infoFrom(p), token, logger, p.protocol ?? 1, p.running);
     this.#offline.delete(name);
     registry.set(agent);
     return agent;
@@ -117,12 +117,12 @@ export class Registrations {
   #authorize(name: string, token: string | undefined): void {
     if (token !== undefined) {
       const names = this.#namesOf.get(token);
-      if (names === undefined) throw RpcError.invalidParams("invalid token", "auth_token");
-      if (!names.includes(name)) throw RpcError.invalidParams(`token may not register agent "${name}"`, "agent_name");
+      if (names === undefined) throw HubRefusal.invalidParams("invalid token", "auth_token");
+      if (!names.includes(name)) throw HubRefusal.invalidParams(`token may not register agent "${name}"`, "agent_name");
     } else if (this.#owners.has(name)) {
-      throw RpcError.invalidParams(`agent name "${name}" is owned by another token; send its token`, "auth_token");
+      throw HubRefusal.invalidParams(`agent name "${name}" is owned by another token; send its token`, "auth_token");
     } else if (!this.#opts.allowAnonymous) {
-      throw RpcError.invalidParams("a token is required to register (configure hub.tokens)", "auth_token");
+      throw HubRefusal.invalidParams("a token is required to register (configure hub.tokens)", "auth_token");
     }
   }
 }
@@ -151,5 +151,17 @@ function infoFrom(p: RegisterParams): AgentInfo {
     streaming: p.streaming ?? capabilities?.streaming ?? true,
     ...(typeof card.version === "string" && { version: card.version }),
     ...(p.card && { card: p.card }),
+    ...(p.protocol === 2 && extensionsOf(card)),
   };
+}
+
+/**
+ * The extensions a protocol 2 agent's card declares (`capabilities.extensions`), kept for the card the router
+ * serves for it: a client then sees which extensions the agent supports or requires.
+ */
+function extensionsOf(card: Record<string, unknown>): Pick<AgentInfo, "extensions"> {
+  const listed = (card.capabilities as { extensions?: unknown } | undefined)?.extensions;
+  if (!Array.isArray(listed)) return {};
+  const extensions = listed.filter((e): e is AgentExtension => !!e && typeof e === "object" && typeof (e as AgentExtension).uri === "string");
+  return extensions.length > 0 ? { extensions } : {};
 }

@@ -1,5 +1,6 @@
 import { Fifo } from "../router/core/fifo.js";
 import type { AgentUpdate } from "../router/core/model.js";
+import type { HubRequest } from "./wire/frames.js";
 
 interface Routed {
   update: AgentUpdate;
@@ -26,8 +27,10 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
   sawText = false;
   /** Id of the task.execute request, while the agent has not answered it. */
   requestId: string | undefined;
-  /** The task.execute frame, sent again to an agent that comes back without having answered it. */
-  executeFrame: object | undefined;
+  /** The task.execute frame, sent again to an agent that comes back without it (see HubAgentConnector.attach). */
+  executeFrame: HubRequest | undefined;
+  /** Updates pushed this turn (a protocol 2 agent that ends its turn `rejected` before any other rejects the request). */
+  pushed = 0;
   /** The highest update seq taken this turn: a re-sent update (after a reconnect) carries one already seen. */
   lastSeq = 0;
   /** Pushed, not yet handed to the engine. */
@@ -51,6 +54,7 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
    */
   push(update: AgentUpdate): Promise<boolean> {
     if (this.#ended || this.#finished) return Promise.resolve(false);
+    this.pushed++;
     this.#latest = new Promise<boolean>((settle) => {
       const item = { update, settle };
       const waiting = this.#waiting;

@@ -1,5 +1,5 @@
-import { isTerminal, type TaskState } from "../router/core/model.js";
-import { RpcError } from "../router/rpc/errors.js";
+import { isTerminal, REJECTION_KEY, type TaskState } from "../router/core/model.js";
+import { HubRefusal } from "./wire/errors.js";
 import type { HubAgentConnector } from "./hub-agent-connector.js";
 import { HUB_METHODS, type ArtifactParams, type StatusParams } from "./protocol.js";
 import type { TaskChannel } from "./task-channel.js";
@@ -45,11 +45,28 @@ export function ackOf(durable: Promise<boolean>, taskId: string): Promise<unknow
 }
 
 /** Why an update was not stored: its turn ended first. */
-export function notStored(taskId: string): RpcError {
-  return RpcError.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
+export function notStored(taskId: string): HubRefusal {
+  return HubRefusal.invalidParams(`task ${taskId} ended before this update was stored`, "task_id", { taskId });
+}
+
+/**
+ * Protocol 2: a turn the agent ends `rejected` before it sent any other update rejects the request, as an
+ * error answer to `task.execute` does (a blocking send answers with an error, REJECTION_KEY). The SDK's
+ * `{state: "rejected"}` takes this way.
+ */
+function rejects(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): boolean {
+  return agent.protocol === 2 && p.status.state === "rejected" && channel.pushed === 0;
+}
+
+function rejection(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
+  const update = statusUpdate(p, true, "snapshot");
+  const durable = channel.push({ ...update, metadata: { ...update.metadata, [REJECTION_KEY]: true } });
+  agent.release(p.task_id);
+  return durable;
 }
 
 function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
+  if (rejects(agent, channel, p)) return rejection(agent, channel, p);
   if (hasText(p.status.message)) channel.sawText = true;
   const final = p.final === true || isTerminal(p.status.state as TaskState);
   const durable = channel.push(statusUpdate(p, final, final ? "snapshot" : streamedTextKind(p)));
@@ -58,6 +75,7 @@ function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams)
 }
 
 function complete(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams): Promise<boolean> {
+  if (rejects(agent, channel, p)) return rejection(agent, channel, p);
   // A non-streaming agent's only message is shown first as a working status (the two-event rule, 5.7):
   // the whole answer at once, so a snapshot.
   if (!channel.sawText && hasText(p.status.message)) {
@@ -69,12 +87,12 @@ function complete(agent: HubAgentConnector, channel: TaskChannel, p: StatusParam
 }
 
 function owned(agent: HubAgentConnector | undefined, taskId: string): TaskChannel {
-  if (!agent) throw RpcError.invalidRequest("register with agent.register before sending task updates");
+  if (!agent) throw HubRefusal.invalidRequest("register with agent.register before sending task updates");
   const channel = agent.channel(taskId);
   if (!channel) throw notAssigned(agent, taskId);
   return channel;
 }
 
-function notAssigned(agent: HubAgentConnector, taskId: string): RpcError {
-  return RpcError.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
+function notAssigned(agent: HubAgentConnector, taskId: string): HubRefusal {
+  return HubRefusal.invalidParams(`task ${taskId} is not assigned to agent ${agent.info.id}`, "task_id", { taskId });
 }

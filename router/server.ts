@@ -14,7 +14,7 @@ import { extendedCardProvider, type CardAudience, type CardContext } from "./car
 import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp, type HttpRoute } from "./http/app.js";
 import { AuthFailureLimiter } from "./http/auth-limiter.js";
-import { clientAddress } from "./http/origin.js";
+import { clientAddress } from "./net/origin.js";
 import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
@@ -217,6 +217,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     resumeGraceMs: config.hub.resumeGraceMs,
     allowedOrigins: [...config.cors.origins, ...config.hub.allowedOrigins],
     loopbackBind: isLoopback(config.host),
+    originPolicy: { ...(config.publicUrl && { publicUrl: config.publicUrl }), trustProxy: config.trustProxy },
     authLimit: {
       addressOf: (req) => clientAddress(req, config.trustProxy),
       retryAfterSeconds: (address) => authLimiter.retryAfterSeconds(address),

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
+import { HubRefusal } from "../../hub/wire/errors.js";
 import { AgentOptionsError, AgentRefusedError } from "./errors.js";
 import { HubLink, type HubError } from "./link.js";
 import { settingsFrom, type Settings } from "./options.js";
@@ -98,7 +98,7 @@ class HubAgentClient implements Agent {
 
   #register(): void {
     const { name, registerTimeoutMs } = this.#settings;
-    const params = registerParams(this.#settings, [...this.#skills.values()]);
+    const params = registerParams(this.#settings, [...this.#skills.values()], this.#everRegistered ? this.#stillRunning() : []);
     this.#link.request(HUB_METHODS.REGISTER, params, registerTimeoutMs).then(
       (result) => this.#onRegistered(result),
       (error: HubError) => {
@@ -112,6 +112,13 @@ class HubAgentClient implements Agent {
         this.#fail(new AgentRefusedError(`hub refused agent "${name}": ${refusal}`, error.rpc.code, error.rpc.data));
       },
     );
+  }
+
+  /** Tasks this agent still has: turns running, and updates not yet acked by the hub. */
+  #stillRunning(): string[] {
+    const ids = this.#outbox.taskIds();
+    for (const id of this.#tasks.runningIds()) ids.add(id);
+    return [...ids];
   }
 
   #onRegistered(result: unknown): void {
@@ -162,7 +169,7 @@ class HubAgentClient implements Agent {
         this.#link.respond(frame.id, { ok: true });
         return;
       default:
-        this.#link.respondError(frame.id, { code: RPC_ERROR_CODES.METHOD_NOT_FOUND, message: `Method not found: ${frame.method}` });
+        this.#link.respondError(frame.id, HubRefusal.methodNotFound(frame.method).toJSON());
     }
   }
 

@@ -15,6 +15,7 @@ export type {
   DisconnectedEvent,
   FilePart,
   FinalState,
+  LegacyPart,
   Message,
   Metadata,
   Part,

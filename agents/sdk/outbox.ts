@@ -64,6 +64,14 @@ export class Outbox {
     this.#trim();
   }
 
+  /** The tasks with updates kept or not yet acked (their turn may be over, their updates are not delivered yet). */
+  taskIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const frame of this.#kept) ids.add(frame.params.task_id);
+    for (const frame of this.#inFlight) ids.add(frame.params.task_id);
+    return ids;
+  }
+
   /** The task is over (canceled): nothing more of it is sent. */
   forget(taskId: string): void {
     this.#kept = this.#kept.filter((frame) => frame.params.task_id !== taskId);

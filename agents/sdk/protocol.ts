@@ -1,23 +1,16 @@
 import { TEXT_KIND_KEY } from "../../router/core/model.js";
-import type { ArtifactInput, FinalState, Message, Metadata, Part } from "./types.js";
+import { agentTextMessage, wireText, type ArtifactParams, type HubRequest, type HubResponse, type StatusParams, type V10WireMessage } from "../../hub/wire/frames.js";
+import type { ArtifactInput, FinalState, LegacyPart, Message, Metadata, Part } from "./types.js";
 
-/** The hub's method names live with the hub (one home for the wire vocabulary). */
-export { HUB_METHODS } from "../../hub/protocol.js";
+/** The hub's wire (method names, frames) is one module, shared with the hub: hub/wire. */
+export { HUB_METHODS } from "../../hub/wire/frames.js";
+
+/** The hub protocol version the SDK speaks (docs/hub-protocol.md): A2A v1.0 messages and parts. */
+export const SDK_PROTOCOL = 2;
 
 export type JsonRpcId = string | number;
-
-export interface JsonRpcRequest {
-  jsonrpc: "2.0";
-  id?: JsonRpcId;
-  method: string;
-  params?: unknown;
-}
-export interface JsonRpcResponse {
-  jsonrpc: "2.0";
-  id: JsonRpcId | null;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-}
+export type JsonRpcRequest = HubRequest & { id?: JsonRpcId };
+export type JsonRpcResponse = HubResponse;
 export type JsonRpcFrame = JsonRpcRequest | JsonRpcResponse;
 
 /** Parses one text frame; `undefined` for anything that is not a JSON-RPC object. */
@@ -36,27 +29,49 @@ export function isRequest(frame: JsonRpcFrame): frame is JsonRpcRequest {
   return typeof (frame as JsonRpcRequest).method === "string";
 }
 
-/** `task.execute` params as the hub sends them. */
+/** `task.execute` params as the hub sends them to a protocol 2 agent. */
 export interface ExecuteParams {
   id: string;
+  contextId?: string;
+  /** Protocol 1's name of the context. */
   sessionId?: string;
   message?: Message;
   metadata?: Metadata;
 }
 
-export function textMessage(text: string): Message {
-  return { role: "agent", parts: [{ type: "text", text }] };
-}
-
+/** The text of a message's text parts. */
 export function textOf(message: Message | undefined): string {
-  if (!message || !Array.isArray(message.parts)) return "";
-  let out = "";
-  for (const part of message.parts) if (part && part.type === "text" && typeof part.text === "string") out += part.text;
-  return out;
+  return wireText(message);
 }
 
-function toPart(part: Part | string): Part {
-  return typeof part === "string" ? { type: "text", text: part } : part;
+/**
+ * A part in A2A v1.0's model. Parts written for the SDK's first version (`{type: "text", text}`,
+ * `{type: "file", file: {...}}`, `{type: "data", data}`) and plain strings are taken too.
+ */
+export function toPart(part: Part | LegacyPart | string): Part {
+  if (typeof part === "string") return { text: part };
+  const legacy = part as { type?: string; kind?: string; metadata?: Metadata };
+  if (legacy.type === undefined && legacy.kind === undefined) return part as Part;
+  const meta = legacy.metadata && { metadata: legacy.metadata };
+  switch (legacy.type ?? legacy.kind) {
+    case "file": {
+      const f = (legacy as { file: { name?: string; mimeType?: string; bytes?: string; uri?: string } }).file ?? {};
+      return {
+        ...(f.bytes !== undefined ? { raw: f.bytes } : { url: f.uri ?? "" }),
+        ...(f.name !== undefined && { filename: f.name }),
+        ...(f.mimeType !== undefined && { mediaType: f.mimeType }),
+        ...meta,
+      };
+    }
+    case "data":
+      return { data: (legacy as { data: unknown }).data, ...meta };
+    default:
+      return { text: (legacy as { text?: string }).text ?? "", ...meta };
+  }
+}
+
+function textMessage(text: string) {
+  return agentTextMessage(text, SDK_PROTOCOL);
 }
 
 /**
@@ -64,7 +79,7 @@ function toPart(part: Part | string): Part {
  * not part of it (`ctx.status`): marked `textKind: "progress"` (CONTRACT 9), and `progress: true` for
  * clients that read the older mark (the CLI prints it on stderr when piped).
  */
-export function statusParams(taskId: string, text: string, progress = false) {
+export function statusParams(taskId: string, text: string, progress = false): StatusParams {
   return {
     task_id: taskId,
     status: { state: "working", message: textMessage(text) },
@@ -73,12 +88,12 @@ export function statusParams(taskId: string, text: string, progress = false) {
   };
 }
 
-export function artifactParams(taskId: string, artifact: ArtifactInput) {
+export function artifactParams(taskId: string, artifact: ArtifactInput): ArtifactParams {
   const { parts, ...rest } = artifact;
   return { task_id: taskId, artifact: { ...rest, parts: parts.map(toPart) } };
 }
 
-export function completeParams(taskId: string, state: FinalState, text: string, metadata?: Metadata) {
+export function completeParams(taskId: string, state: FinalState, text: string, metadata?: Metadata): StatusParams {
   return {
     task_id: taskId,
     status: { state, ...(text !== "" && { message: textMessage(text) }) },
@@ -86,3 +101,5 @@ export function completeParams(taskId: string, state: FinalState, text: string, 
     ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
   };
 }
+
+export type { V10WireMessage };

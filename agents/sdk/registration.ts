@@ -1,4 +1,6 @@
 import type { Settings } from "./options.js";
+import type { RegisterParams } from "../../hub/wire/frames.js";
+import { SDK_PROTOCOL } from "./protocol.js";
 import type { SkillDefinition, SkillHandler } from "./types.js";
 
 /** A skill as the agent holds it: its card entry (defaults filled in) and its handler. */
@@ -12,8 +14,11 @@ function isGeneratorFunction(fn: unknown): boolean {
   return name === "AsyncGeneratorFunction" || name === "GeneratorFunction";
 }
 
-/** The `agent.register` params: name, token, the card with its skills, and whether the agent streams. */
-export function registerParams(settings: Settings, skills: readonly SkillEntry[]) {
+/**
+ * The `agent.register` params: name, token, the card with its skills, whether the agent streams, the protocol
+ * version, and (after a drop) the tasks still running here, so the hub does not hand them over a second time.
+ */
+export function registerParams(settings: Settings, skills: readonly SkillEntry[], running: readonly string[] = []): RegisterParams {
   const { name, token, card, streaming } = settings;
   const definitions = skills.map((s) => s.definition);
   const streams = streaming ?? skills.some((s) => isGeneratorFunction(s.handler));
@@ -29,6 +34,8 @@ export function registerParams(settings: Settings, skills: readonly SkillEntry[]
     },
     skills: definitions,
     streaming: streams,
+    protocol: SDK_PROTOCOL,
+    ...(running.length > 0 && { running: [...running] }),
   };
 }
 

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { RPC_ERROR_CODES } from "../../router/rpc/errors.js";
+import { HubRefusal } from "../../hub/wire/errors.js";
 import type { Outbox } from "./outbox.js";
 import { artifactParams, HUB_METHODS, statusParams, textOf, type ExecuteParams } from "./protocol.js";
 import type { SkillEntry } from "./registration.js";
@@ -41,7 +41,7 @@ export class TaskDispatcher {
   /** Takes a `task.execute`; returns a refusal for params it cannot run. */
   execute(params: ExecuteParams): ExecuteRefusal | undefined {
     if (typeof params.id !== "string" || params.id === "") {
-      return { code: RPC_ERROR_CODES.INVALID_PARAMS, message: "Invalid params: id must be a string", data: { field: "id" } };
+      return HubRefusal.invalidParams("id must be a string", "id").toJSON();
     }
     const { skills, outbox } = this.#opts;
     const taskId = params.id;
@@ -50,7 +50,7 @@ export class TaskDispatcher {
     const running = this.#running.get(taskId);
     if (running && !running.signal.aborted) return undefined;
     const metadata = (params.metadata ?? {}) as Record<string, unknown>;
-    const message: Message = params.message ?? { role: "user", parts: [] };
+    const message: Message = params.message ?? { role: "ROLE_USER", parts: [] };
     const requested = typeof metadata.skill === "string" && metadata.skill !== "" ? metadata.skill : undefined;
     const entry = requested
       ? (skills.get(requested) ?? [...skills.values()].find((s) => s.definition.id === requested))
@@ -64,7 +64,7 @@ export class TaskDispatcher {
       outbox.send({ method, params: { ...(frameParams as { task_id: string }), seq: ++seq } });
     const ctx: TaskContext = {
       taskId,
-      sessionId: typeof params.sessionId === "string" ? params.sessionId : "",
+      sessionId: typeof params.contextId === "string" ? params.contextId : typeof params.sessionId === "string" ? params.sessionId : "",
       skill: entry?.definition.name ?? requested ?? "",
       metadata,
       message,
@@ -83,6 +83,13 @@ export class TaskDispatcher {
         if (this.#running.get(taskId) === controller) this.#running.delete(taskId);
       });
     return undefined;
+  }
+
+  /** The tasks whose turn runs (or waits for a slot) now. */
+  runningIds(): string[] {
+    const ids: string[] = [];
+    for (const [taskId, controller] of this.#running) if (!controller.signal.aborted) ids.push(taskId);
+    return ids;
   }
 
   /** The hub canceled the task (a client cancel, a timeout, a shutdown): it is over either way. */

@@ -4,7 +4,7 @@ import type { FinalState, SkillHandler, SkillResult, SkillReturn, TaskContext } 
 /** Hands one frame to the link (sent now, or kept until the agent is registered again). */
 export type SendFrame = (method: string, params: unknown) => Promise<void>;
 
-const FINAL_STATES: ReadonlySet<string> = new Set<FinalState>(["completed", "failed", "canceled", "input-required"]);
+const FINAL_STATES: ReadonlySet<string> = new Set<FinalState>(["completed", "failed", "canceled", "input-required", "rejected"]);
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return (

@@ -1,31 +1,46 @@
 /**
- * Public types of the agent SDK. The wire shapes are the hub's (docs/hub-protocol.md): messages and
- * artifacts in the A2A v0.1 shape, parts discriminated by `type`.
+ * Public types of the agent SDK. The wire is the hub's protocol 2 (docs/hub-protocol.md): messages and parts
+ * in A2A v1.0's model (a part is `{text}`, `{raw}` (base64), `{url}` or `{data}`).
  */
 
 export type Metadata = Record<string, unknown>;
 
 export interface TextPart {
-  type: "text";
   text: string;
   metadata?: Metadata;
 }
+/** A file: its bytes (base64, `raw`) or where it is (`url`). */
 export interface FilePart {
-  type: "file";
-  file: { name?: string; mimeType?: string; bytes?: string; uri?: string };
+  raw?: string;
+  url?: string;
+  filename?: string;
+  mediaType?: string;
   metadata?: Metadata;
 }
 export interface DataPart {
-  type: "data";
-  data: Record<string, unknown>;
+  data: unknown;
   metadata?: Metadata;
 }
+/** A part in A2A v1.0's model. */
 export type Part = TextPart | FilePart | DataPart;
 
-/** A message as the hub hands it over in `task.execute` (v0.1 shape). */
+/** A part as the SDK's first version wrote them (A2A v0.1, `type`): still taken wherever parts are sent. */
+export type LegacyPart =
+  | { type: "text"; text: string; metadata?: Metadata }
+  | { type: "file"; file: { name?: string; mimeType?: string; bytes?: string; uri?: string }; metadata?: Metadata }
+  | { type: "data"; data: Record<string, unknown>; metadata?: Metadata };
+
+/** The incoming message as `task.execute` hands it over: an A2A v1.0 Message. */
 export interface Message {
-  role: "user" | "agent";
+  messageId?: string;
+  role: "ROLE_USER" | "ROLE_AGENT";
   parts: Part[];
+  taskId?: string;
+  contextId?: string;
+  /** Tasks the client refers to. */
+  referenceTaskIds?: string[];
+  /** Extension URIs the client's message uses. */
+  extensions?: string[];
   metadata?: Metadata;
 }
 
@@ -37,7 +52,9 @@ export interface Message {
 export interface ArtifactInput {
   name?: string;
   description?: string;
-  parts: Array<Part | string>;
+  parts: Array<Part | LegacyPart | string>;
+  /** Names the artifact (A2A's artifactId); else artifacts are told apart by `index`. */
+  artifactId?: string;
   index?: number;
   append?: boolean;
   lastChunk?: boolean;
@@ -76,7 +93,7 @@ export interface TaskContext {
 }
 
 /** States a handler may end a turn in. */
-export type FinalState = "completed" | "failed" | "canceled" | "input-required";
+export type FinalState = "completed" | "failed" | "canceled" | "input-required" | "rejected";
 
 /** What a returning handler (or a generator's `return`) may give back. */
 export interface SkillResult {
@@ -85,7 +102,11 @@ export interface SkillResult {
   artifacts?: ArtifactInput[];
   /** Sent on `task.complete`, e.g. `{ cost: { inputTokens: 12, usd: 0.0004 } }`. */
   metadata?: Metadata;
-  /** Defaults to "completed"; "input-required" asks the client for another turn on the same task. */
+  /**
+   * Defaults to "completed"; "input-required" asks the client for another turn on the same task; "rejected"
+   * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why: returned
+   * before anything else was sent, the client's send gets an error instead of a task.
+   */
   state?: FinalState;
 }
 

@@ -46,6 +46,7 @@ export function agentCard(info: AgentInfo, ctx: CardContext, audience: CardAudie
   const url = `${ctx.baseUrl}/agents/${encodeURIComponent(info.id)}`;
   const skills = info.skills.length > 0 ? info.skills : [{ id: info.id, name: info.name, description: info.description }];
   const base = card(info.name, info.description, url, skills, ctx, info.version ?? ctx.version, audience);
+  if (info.extensions) base.capabilities = { ...(base.capabilities as object), extensions: info.extensions };
   // Every agent also speaks the v1.0 HTTP+JSON binding (CONTRACT 13), one path below its JSON-RPC endpoint.
   const rest = `${url}/rest`;
   return {

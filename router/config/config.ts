@@ -128,6 +128,5 @@ export function mergeConfig(...layers: RouterConfigInput[]): RouterConfig {
   return out;
 }
 
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
-}
+/** Loopback names live with the other network facts (router/net); re-exported for config's callers. */
+export { isLoopback } from "../net/origin.js";

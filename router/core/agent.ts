@@ -11,6 +11,15 @@ export interface AgentSkill {
   examples?: string[];
 }
 
+/** An A2A extension an agent's card declares (`capabilities.extensions`). */
+export interface AgentExtension {
+  uri: string;
+  description?: string;
+  /** The client must use it to be served. */
+  required?: boolean;
+  params?: Record<string, unknown>;
+}
+
 /** What the router knows about an agent; the per-agent card is rendered from it. */
 export interface AgentInfo {
   id: string;
@@ -23,6 +32,8 @@ export interface AgentInfo {
   version?: string;
   /** The agent's own card as it supplied it (hub registration or upstream well-known), if any. */
   card?: Record<string, unknown>;
+  /** Extensions the agent supports or requires, shown in the card the router serves for it. */
+  extensions?: AgentExtension[];
 }
 
 /** One turn of work handed to an agent. */

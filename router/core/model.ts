@@ -53,6 +53,17 @@ export type Metadata = Record<string, unknown>;
 export type TextKind = "delta" | "snapshot" | "progress";
 /** The metadata key of a status update's TextKind. */
 export const TEXT_KIND_KEY = "textKind";
+/**
+ * Metadata key (value `true`) of a turn-ending status whose agent answered with a bare Message rather than a
+ * task of its own (hub protocol 2); it stays on the completed task, whose send dialects that can answer with a
+ * Message (v0.3, v1.0) answer with that message.
+ */
+export const MESSAGE_ANSWER_KEY = "messageAnswer";
+/**
+ * Metadata key (value `true`) of a turn-ending `rejected` status whose agent refused the request with an error
+ * (hub protocol 2): a blocking send answers with that error instead of the task.
+ */
+export const REJECTION_KEY = "agentRejected";
 
 
 export interface TextPart {
@@ -84,6 +95,10 @@ export interface Message {
   messageId?: string;
   taskId?: string;
   contextId?: string;
+  /** Tasks the sender refers to (v0.3/v1.0); carried to agents that take them (upstream, hub protocol 2). */
+  referenceTaskIds?: string[];
+  /** Extension URIs the message uses (v0.3/v1.0). */
+  extensions?: string[];
   metadata?: Metadata;
 }
 

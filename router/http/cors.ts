@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { isLoopback } from "../config/config.js";
-import { normalizeOrigin, originSources } from "./origin.js";
+import { isLoopback, isOwnOrigin, normalizeOrigin } from "../net/origin.js";
+import { policyOf } from "./origin.js";
 import { refuse } from "./refusal.js";
 
 /** What a preflight from a listed origin is told (CONTRACT 10 "CORS"). */
@@ -63,8 +63,5 @@ export function originGuard(options: OriginGuardOptions) {
 }
 
 function isOwn(req: Request, origin: string, loopbackBind: boolean): boolean {
-  const s = originSources(req);
-  const same = (base: string | undefined) => base !== undefined && normalizeOrigin(base) === origin;
-  if (same(s.configured) || same(s.forwarded)) return true;
-  return same(s.host) && (!loopbackBind || isLoopback(new URL(origin).hostname));
+  return isOwnOrigin(req, origin, policyOf(req), loopbackBind);
 }

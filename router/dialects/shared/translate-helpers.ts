@@ -66,6 +66,14 @@ export function nonEmpty(value: string | undefined | null): string | undefined {
   return value === undefined || value === null || value === "" ? undefined : value;
 }
 
+/** A message's `referenceTaskIds` and `extensions` (v0.3 and v1.0 alike), each when it lists something. */
+export function referencesOf(m: { referenceTaskIds?: unknown; extensions?: unknown }): { referenceTaskIds?: string[]; extensions?: string[] } {
+  const strings = (v: unknown) => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string") ? (v as string[]) : undefined);
+  const referenceTaskIds = strings(m.referenceTaskIds);
+  const extensions = strings(m.extensions);
+  return { ...(referenceTaskIds && { referenceTaskIds }), ...(extensions && { extensions }) };
+}
+
 /** Metadata worth rendering: undefined for an absent or empty object. */
 export function someMetadata(metadata: Metadata | undefined): Metadata | undefined {
   return metadata && Object.keys(metadata).length > 0 ? metadata : undefined;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PushNotificationConfig, SendRequest } from "../../core/model.js";
+import { throwIfRejected } from "../shared/agent-answer.js";
 import type { Dialect, PushRef, TaskRef } from "../shared/dialect.js";
 import { eventToV01, messageFromV01, taskToV01, type V01Message } from "./wire.js";
 
@@ -76,7 +77,11 @@ export const v01: Dialect = {
   },
 
   renderTask: taskToV01,
-  renderSendResult: taskToV01,
+  /** The task; an error when its agent rejected the request. */
+  renderSendResult(task) {
+    throwIfRejected(task);
+    return taskToV01(task);
+  },
   renderEvent: eventToV01,
   renderPushConfig: (taskId, config) => ({ id: taskId, pushNotificationConfig: config }),
 };

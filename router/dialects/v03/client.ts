@@ -1,8 +1,9 @@
 import type { SendRequest } from "../../core/model.js";
 import type { Dialect, PushRef } from "../shared/dialect.js";
 import { nonEmpty } from "../shared/translate-helpers.js";
+import { messageAnswerOf, throwIfRejected } from "../shared/agent-answer.js";
 import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
-import { eventToV03, messageFromV03, pushConfigFromV03, pushConfigToV03, taskToV03 } from "./translate.js";
+import { eventToV03, messageFromV03, messageToV03, pushConfigFromV03, pushConfigToV03, taskToV03 } from "./translate.js";
 import type { V03MessageSendParams, V03PushNotificationConfig } from "./types.js";
 
 /** The client side of A2A v0.3: its JSON-RPC methods, how their params read, how results are written. */
@@ -82,7 +83,12 @@ export const v03: Dialect = {
   },
 
   renderTask: taskToV03,
-  renderSendResult: taskToV03,
+  /** A turn its agent answered with a bare Message is answered with that Message (v0.3 allows either). */
+  renderSendResult(task, historyLength) {
+    throwIfRejected(task);
+    const answer = messageAnswerOf(task);
+    return answer ? messageToV03(answer, { contextId: task.contextId }) : taskToV03(task, historyLength);
+  },
   renderEvent: eventToV03,
   renderPushConfig: pushConfigToV03,
   renderPushConfigList: (taskId, configs) => configs.map((c) => pushConfigToV03(taskId, c)),

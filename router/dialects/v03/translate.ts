@@ -8,7 +8,7 @@ import type {
   TaskStatus,
 } from "../../core/model.js";
 import type { OutboundEvent } from "../shared/dialect.js";
-import { historyWindow, invalidAgentResult, isRecord, nonEmpty, someMetadata } from "../shared/translate-helpers.js";
+import { historyWindow, invalidAgentResult, isRecord, nonEmpty, referencesOf, someMetadata } from "../shared/translate-helpers.js";
 import {
   answerUpdates,
   artifactUpdate,
@@ -73,6 +73,7 @@ export function messageFromV03(m: V03Message): Message {
     messageId: m.messageId,
     ...(nonEmpty(m.taskId) && { taskId: m.taskId }),
     ...(nonEmpty(m.contextId) && { contextId: m.contextId }),
+    ...referencesOf(m),
     ...(m.metadata && { metadata: m.metadata }),
   };
 }
@@ -85,6 +86,7 @@ export function messageToV03(m: Message, scope: MessageScope = {}): V03Message {
     role: m.role,
     parts: m.parts.map(partToV03),
     ...where,
+    ...referencesOf(m),
     ...(m.metadata && { metadata: m.metadata }),
   };
 }

@@ -1,9 +1,10 @@
 import type { SendRequest } from "../../core/model.js";
 import type { Dialect, ListQuery, PushRef } from "../shared/dialect.js";
 import { nonEmpty } from "../shared/translate-helpers.js";
+import { messageAnswerOf, throwIfRejected } from "../shared/agent-answer.js";
 import { schemaIdLookup, sendRequestOf, taskRefOf } from "../shared/v03-v10.js";
 import { readProtoNames } from "./proto-names.js";
-import { eventToV10, messageFromV10, pushConfigFromV10, pushConfigToV10, stateFromV10, taskToV10 } from "./translate.js";
+import { eventToV10, messageFromV10, messageToV10, pushConfigFromV10, pushConfigToV10, stateFromV10, taskToV10 } from "./translate.js";
 import type { V10ListTasksRequest, V10SendMessageRequest, V10TaskPushNotificationConfig } from "./types.js";
 
 /** The client side of A2A v1.0: its JSON-RPC methods, how their params read, how results are written. */
@@ -92,7 +93,12 @@ export const v10: Dialect = {
   },
 
   renderTask: (task, historyLength) => taskToV10(task, { historyLength }),
-  renderSendResult: (task, historyLength) => ({ task: taskToV10(task, { historyLength }) }),
+  /** A SendMessageResponse: `{message}` for a turn its agent answered with a bare Message, else `{task}`. */
+  renderSendResult(task, historyLength) {
+    throwIfRejected(task);
+    const answer = messageAnswerOf(task);
+    return answer ? { message: messageToV10(answer, { contextId: task.contextId }) } : { task: taskToV10(task, { historyLength }) };
+  },
   renderStreamStart: (task) => ({ task: taskToV10(task) }),
   // The turn's last status ends a stream (the engine decides): terminal states as the spec says, and
   // input-required too (the next turn is a new SendStreamingMessage), as @a2a-js/sdk's server does.

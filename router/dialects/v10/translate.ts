@@ -17,6 +17,7 @@ import {
   invalidAgentResult,
   isRecord,
   nonEmpty,
+  referencesOf,
   someMetadata,
 } from "../shared/translate-helpers.js";
 import {
@@ -126,6 +127,7 @@ export function messageFromV10(m: V10Message): Message {
     ...(nonEmpty(m.messageId) && { messageId: m.messageId }),
     ...(nonEmpty(m.taskId) && { taskId: m.taskId }),
     ...(nonEmpty(m.contextId) && { contextId: m.contextId }),
+    ...referencesOf(m),
     ...(m.metadata && { metadata: m.metadata }),
   };
 }
@@ -138,6 +140,7 @@ export function messageToV10(m: Message, scope: MessageScope = {}): V10Message {
     role: roleToV10(m.role),
     parts: m.parts.map(partToV10),
     ...where,
+    ...referencesOf(m),
     ...(m.metadata && { metadata: m.metadata }),
   };
 }

@@ -1,0 +1,52 @@
+import { JSONRPC_CODES, type RpcErrorBody } from "../../router/jsonrpc/envelope.js";
+
+/**
+ * Every error code the hub protocol uses, in one table: the hub's refusals and an agent's answers to the
+ * hub's requests are JSON-RPC 2.0 errors (router/jsonrpc), with these codes and no others.
+ */
+export const HUB_ERROR_CODES = {
+  PARSE_ERROR: JSONRPC_CODES.PARSE_ERROR,
+  INVALID_REQUEST: JSONRPC_CODES.INVALID_REQUEST,
+  METHOD_NOT_FOUND: JSONRPC_CODES.METHOD_NOT_FOUND,
+  INVALID_PARAMS: JSONRPC_CODES.INVALID_PARAMS,
+  INTERNAL_ERROR: JSONRPC_CODES.INTERNAL_ERROR,
+} as const;
+
+export type HubErrorCode = (typeof HUB_ERROR_CODES)[keyof typeof HUB_ERROR_CODES];
+
+/** A refusal on the hub's wire (either side may send one); `toJSON()` is the frame's `error` member. */
+export class HubRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "HubRefusal";
+  }
+
+  toJSON(): RpcErrorBody {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+
+  static parse(detail: string): HubRefusal {
+    return new HubRefusal(HUB_ERROR_CODES.PARSE_ERROR, `Parse error: ${detail}`);
+  }
+  static invalidRequest(detail: string, field?: string): HubRefusal {
+    return new HubRefusal(HUB_ERROR_CODES.INVALID_REQUEST, `Invalid request: ${detail}`, field ? { field } : undefined);
+  }
+  static methodNotFound(method: string): HubRefusal {
+    return new HubRefusal(HUB_ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
+  }
+  static invalidParams(detail: string, field: string, extra?: Record<string, unknown>): HubRefusal {
+    return new HubRefusal(HUB_ERROR_CODES.INVALID_PARAMS, `Invalid params: ${detail}`, { field, ...extra });
+  }
+  static internal(detail: string): HubRefusal {
+    return new HubRefusal(HUB_ERROR_CODES.INTERNAL_ERROR, `Internal error: ${detail}`);
+  }
+}
+
+/** Anything thrown while handling a frame, as the agent is told it: a HubRefusal as it is, anything else generically. */
+export function toHubRefusal(err: unknown): HubRefusal {
+  return err instanceof HubRefusal ? err : HubRefusal.internal("the router could not complete the request");
+}
