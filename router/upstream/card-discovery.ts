@@ -7,8 +7,8 @@ import {
   v10CardEndpoints,
   type UpstreamBinding,
 } from "../dialects/index.js";
-import { boundedText, MAX_CARD_BYTES } from "./bounded-read.js";
-import { deadline } from "./deadline.js";
+import { boundedText, deadline } from "../client/index.js";
+import { MAX_CARD_BYTES } from "./limits.js";
 
 /** What the router learns about an upstream agent from its card. */
 export interface DiscoveredAgent {

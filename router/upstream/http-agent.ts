@@ -12,9 +12,9 @@ import {
 } from "../dialects/index.js";
 import { RpcError } from "../rpc/errors.js";
 import { SchemaRegistry } from "../schema/validator.js";
-import { AnswerTooLarge, boundedText, MAX_ANSWER_BYTES } from "./bounded-read.js";
+import { AnswerTooLarge, boundedText, deadline } from "../client/index.js";
+import { MAX_ANSWER_BYTES } from "./limits.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
-import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
 import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RunningRouter } from "../../router/index.js";
-import { MAX_CARD_BYTES } from "../../router/upstream/bounded-read.js";
+import { MAX_CARD_BYTES } from "../../router/upstream/limits.js";
 import { getJson, openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 
