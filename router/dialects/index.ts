@@ -100,7 +100,14 @@ export type {
   PushRef,
   TaskRef,
 } from "./shared/dialect.js";
-export { A2A_VERSION_HEADER, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
+export {
+  A2A_VERSION_HEADER,
+  assertA2AVersion,
+  dialectOfVersion,
+  majorMinor,
+  requestedA2AVersion,
+  SUPPORTED_A2A_VERSIONS,
+} from "./shared/a2a-version.js";
 export type { StreamPosition, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
 export {
   AnswerNotInDialect,

@@ -45,8 +45,8 @@ const REDISCOVER_AFTER_MS = 60_000;
 
 /**
  * An upstream A2A agent reached over HTTP. The router is its client: it forwards each turn (streaming
- * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, or
- * v10/rest-agent.ts for v1.0's HTTP+JSON), parses its SSE,
+ * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, whose
+ * calls that dialect's codec builds), sends them through the one client transport (router/client),
  * and turns every upstream failure (refused connection, HTTP error, JSON-RPC error, a stream cut short or
  * gone silent) into an error the engine logs as a final `failed` event.
  *
