@@ -135,7 +135,8 @@ export class A2AClient {
   }
 
   #send(call: ClientCall, options: { stream?: boolean; lastEventId?: string; signal?: AbortSignal }): Promise<Response> {
-    return this.#connect(this.#endpoint, () => sendCall(this.#endpoint.href, call, { ...options, headers: this.#auth() }));
+    // No client-side deadline: a blocking send waits for the turn, a quiet stream for its next event.
+    return this.#connect(this.#endpoint, () => sendCall(this.#endpoint.href, call, { ...options, headers: this.#auth(), patient: true }));
   }
 
   #open(url: URL, init: RequestInit): Promise<Response> {

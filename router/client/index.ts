@@ -10,6 +10,7 @@ export {
   errorDetail,
   isEventStream,
   MAX_REASON_CHARS,
+  patientDispatcher,
   readEvents,
   readJson,
   request,

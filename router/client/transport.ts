@@ -56,10 +56,12 @@ export interface RequestOptions {
   /** Resume a stream after this event id (`Last-Event-ID`). */
   lastEventId?: string;
   signal?: AbortSignal;
+  /** Wait as long as the server takes (see patientDispatcher); else fetch's own 300 s limits hold. */
+  patient?: boolean;
 }
 
 /** Sends `call` to `endpoint` in its binding and resolves with the response, whatever its status. */
-export function sendCall(endpoint: string, call: ClientCall, options: RequestOptions = {}): Promise<Response> {
+export async function sendCall(endpoint: string, call: ClientCall, options: RequestOptions = {}): Promise<Response> {
   const body = callBody(call);
   return request(callUrl(endpoint, call), {
     method: callVerb(call),
@@ -72,7 +74,30 @@ export function sendCall(endpoint: string, call: ClientCall, options: RequestOpt
     },
     ...(body !== undefined && { body }),
     ...(options.signal && { signal: options.signal }),
+    ...(options.patient && { dispatcher: await patientDispatcher() }),
   });
+}
+
+/** Where undici (Node's fetch) keeps its global dispatcher, an Agent, once the first fetch made it. */
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+let patient: Promise<RequestInit["dispatcher"]> | undefined;
+
+/**
+ * A dispatcher without fetch's own deadlines (undici's 300 s for the response to begin and between body
+ * chunks), for a caller that must wait as long as the server takes: the CLI's blocking send rightly waits
+ * up to the server's task timeout (10 minutes by default). Node ships undici without exporting it, so the
+ * Agent class is the global dispatcher's, made by a first fetch (of a data: URL, no I/O). Undefined (fetch's
+ * defaults) if a Node release keeps it elsewhere.
+ */
+export function patientDispatcher(): Promise<RequestInit["dispatcher"]> {
+  patient ??= fetch("data:,").then(
+    () => {
+      const Agent = (globalThis as Record<symbol, { constructor?: new (options: object) => RequestInit["dispatcher"] } | undefined>)[GLOBAL_DISPATCHER]?.constructor;
+      return Agent ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
+    },
+    () => undefined,
+  );
+  return patient;
 }
 
 /**

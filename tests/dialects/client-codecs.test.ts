@@ -1,12 +1,17 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import {
   AnswerError,
   callResult,
   type ClientCall,
   isEventStream,
+  patientDispatcher,
   readEvents,
   readJson,
   sendCall,
@@ -15,7 +20,10 @@ import {
 import type { Message } from "../../router/core/model.js";
 import { AnswerNotInDialect, type ClientCodec, clientCodec, type ClientEvent, dialectOfVersion, majorMinor } from "../../router/dialects/index.js";
 import type { RunningRouter } from "../../router/index.js";
+import { ensureBuilt } from "../cli/build.js";
 import { testRouter } from "../helpers/router.js";
+
+const run = promisify(execFile);
 
 /**
  * Each dialect's client codec, over each binding, through the one client transport against a real router
@@ -111,6 +119,26 @@ describe("v1.0 ListTasks over both bindings", () => {
     const viaRest = rest.readList!(await call(`${router.url}/agents/echo/rest`, rest.list!(q)));
     expect(viaRpc.tasks).toHaveLength(1);
     expect(viaRest).toEqual(viaRpc);
+  });
+});
+
+describe("a patient request", () => {
+  test("in a real process (not jest's sandbox, which has its own globals), is undici's Agent without deadlines", async () => {
+    const bin = await ensureBuilt();
+    const script = `import { patientDispatcher } from ${JSON.stringify(pathToFileURL(join(dirname(bin), "client", "index.js")).href)};
+      const d = await patientDispatcher();
+      const options = Object.getOwnPropertySymbols(d).map((s) => d[s]).find((v) => v && typeof v === "object" && "headersTimeout" in v);
+      console.log(JSON.stringify({ dispatch: typeof d.dispatch, headersTimeout: options?.headersTimeout, bodyTimeout: options?.bodyTimeout }));`;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script]);
+    expect(JSON.parse(stdout)).toEqual({ dispatch: "function", headersTimeout: 0, bodyTimeout: 0 });
+  }, 300_000);
+
+  test("is answered like any other (fetch's own dispatcher where the Agent is out of reach)", async () => {
+    await patientDispatcher();
+    const codec = clientCodec("v1.0");
+    const c = codec.send(hello("patient"), {}, false);
+    const res = await sendCall(`${router.url}/agents/echo`, c, { patient: true });
+    expect(codec.readSend(callResult(await readJson(res, MAX), c)).status.state).toBe("completed");
   });
 });
 
