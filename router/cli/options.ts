@@ -1,6 +1,6 @@
-import { TASK_STATES } from "../core/model.js";
+import { type DialectName, TASK_STATES } from "../core/model.js";
+import { dialectOfVersion, majorMinor, SUPPORTED_A2A_VERSIONS } from "../dialects/index.js";
 import { CliError } from "./exit-codes.js";
-import type { DialectName } from "./wire/index.js";
 
 export const DEFAULT_ROUTER_URL = "http://127.0.0.1:8080";
 export const ENV = { URL: "A2A_ROUTER_URL", API_KEY: "A2A_ROUTER_API_KEY", A2A_VERSION: "A2A_ROUTER_A2A_VERSION" } as const;
@@ -76,13 +76,10 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const A2A_VERSIONS: Readonly<Record<string, DialectName>> = { "0.1": "v0.1", "0.3": "v0.3", "1.0": "v1.0" };
-
 /** --a2a-version: 0.1, 0.3 or 1.0 (a leading "v" and a patch number are accepted). */
 export function parseA2AVersion(raw: string | undefined): DialectName | undefined {
   if (raw === undefined) return undefined;
-  const m = /^v?(\d+\.\d+)(\.\d+)?$/.exec(raw.trim());
-  const dialect = m ? A2A_VERSIONS[m[1]!] : undefined;
+  const dialect = SUPPORTED_A2A_VERSIONS.includes(majorMinor(raw) ?? "") ? dialectOfVersion(raw) : undefined;
   if (!dialect) throw CliError.usage(`--a2a-version must be 0.1, 0.3 or 1.0, got "${raw}"`);
   return dialect;
 }

@@ -3,7 +3,8 @@ import { CliError, EXIT, exitCodeForState } from "./exit-codes.js";
 import type { TextSource } from "./input.js";
 import { type CommonOptions, DEFAULT_ROUTER_URL, shellQuote } from "./options.js";
 import { describePart, type PrinterOutput } from "./stream-printer.js";
-import type { CliPart, CliStatus, CliTask } from "./wire/index.js";
+import type { Part, TaskStatus } from "../core/model.js";
+import type { ClientTask } from "../dialects/index.js";
 
 /** The process edges a command touches, so tests and the binary can differ only here. */
 export interface CliIO {
@@ -29,12 +30,12 @@ export function targetFlags(options: CommonOptions): string {
 }
 
 /** The text parts of a message or artifact, joined (the reply model's reading). */
-export function textOf(parts: readonly CliPart[] | undefined): string {
+export function textOf(parts: readonly Part[] | undefined): string {
   return partsText(parts);
 }
 
 /** Says how the task ended (on stderr, unless it completed) and picks the exit code. */
-export function reportOutcome(io: CliIO, taskId: string, status: CliStatus | undefined, options: CommonOptions): number {
+export function reportOutcome(io: CliIO, taskId: string, status: TaskStatus | undefined, options: CommonOptions): number {
   const state = status?.state;
   const text = textOf(status?.message?.parts);
   const task = taskId === "" ? "the task" : `task ${taskId}`;
@@ -58,7 +59,7 @@ export function reportOutcome(io: CliIO, taskId: string, status: CliStatus | und
  * Prints a task's answer as text: its status message, then each artifact text the message does not
  * already contain (an agent often keeps its reply as an artifact too, e.g. Eliza's `reply`).
  */
-export function printTaskText(io: CliIO, task: CliTask, includeNotices: boolean): void {
+export function printTaskText(io: CliIO, task: ClientTask, includeNotices: boolean): void {
   const state = task.status.state;
   const message = textOf(task.status.message?.parts);
   const lines: string[] = [];

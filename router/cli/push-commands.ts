@@ -2,7 +2,7 @@ import { CliError, EXIT } from "./exit-codes.js";
 import { type CommonOptions, requireNonEmpty } from "./options.js";
 import { type CliIO, jsonLine, note } from "./output.js";
 import { openTarget, requireOperation } from "./target.js";
-import type { CliPushConfig } from "./wire/index.js";
+import type { ClientPushConfig } from "../dialects/index.js";
 
 export interface PushOptions extends CommonOptions {
   pushUrl?: string;
@@ -10,7 +10,7 @@ export interface PushOptions extends CommonOptions {
   configId?: string;
 }
 
-function printConfigs(io: CliIO, configs: CliPushConfig[]): void {
+function printConfigs(io: CliIO, configs: ClientPushConfig[]): void {
   if (configs.length === 0) note(io, "no push notification configs");
   for (const c of configs) {
     io.stdout.write(`${[c.taskId, c.id ?? "-", c.url, c.token !== undefined ? "(token set)" : ""].join("  ").trimEnd()}\n`);
@@ -28,9 +28,9 @@ export async function pushSetCommand(taskId: string, options: PushOptions, io: C
   }
   const token = requireNonEmpty(options.pushToken, "--push-token");
   const id = requireNonEmpty(options.configId, "--config-id");
-  const { client, wire } = await openTarget(options);
-  const result = await client.rpc(wire.pushSet({ taskId, url, ...(token !== undefined && { token }), ...(id !== undefined && { id }) }));
-  const config = wire.parsePush(result);
+  const { client, codec } = await openTarget(options);
+  const result = await client.call(codec.pushSet({ taskId, url, ...(token !== undefined && { token }), ...(id !== undefined && { id }) }));
+  const config = codec.readPush(result);
   if (options.json) jsonLine(io, result);
   else printConfigs(io, [config]);
   return EXIT.COMPLETED;
@@ -39,10 +39,10 @@ export async function pushSetCommand(taskId: string, options: PushOptions, io: C
 /** `push get`: the task's config (by --config-id in v0.3/v1.0; v1.0 without one lists them all). */
 export async function pushGetCommand(taskId: string, options: PushOptions, io: CliIO): Promise<number> {
   const id = requireNonEmpty(options.configId, "--config-id");
-  const { client, wire } = await openTarget(options);
-  if (wire.name === "v1.0" && id === undefined) return pushListCommand(taskId, options, io);
-  const result = await client.rpc(wire.pushGet(taskId, id));
-  const config = wire.parsePush(result);
+  const { client, codec } = await openTarget(options);
+  if (codec.dialect === "v1.0" && id === undefined) return pushListCommand(taskId, options, io);
+  const result = await client.call(codec.pushGet(taskId, id));
+  const config = codec.readPush(result);
   if (options.json) jsonLine(io, result);
   else printConfigs(io, [config]);
   return EXIT.COMPLETED;
@@ -51,10 +51,10 @@ export async function pushGetCommand(taskId: string, options: PushOptions, io: C
 /** `push list`: every config of the task (v0.3, v1.0). */
 export async function pushListCommand(taskId: string, options: PushOptions, io: CliIO): Promise<number> {
   // v0.1 has no list: a router (which speaks every dialect at its root) is asked in v1.0.
-  const { client, wire } = await openTarget(options, "v1.0");
-  const list = requireOperation(wire.pushList, wire, "listing push notification configs");
-  const result = await client.rpc(list(taskId));
-  const configs = wire.parsePushList!(result);
+  const { client, codec } = await openTarget(options, "v1.0");
+  const list = requireOperation(codec.pushList, codec, "listing push notification configs");
+  const result = await client.call(list(taskId));
+  const configs = codec.readPushList!(result);
   if (options.json) jsonLine(io, result);
   else printConfigs(io, configs);
   return EXIT.COMPLETED;
@@ -64,9 +64,9 @@ export async function pushListCommand(taskId: string, options: PushOptions, io: 
 export async function pushDeleteCommand(taskId: string, options: PushOptions, io: CliIO): Promise<number> {
   const id = requireNonEmpty(options.configId, "--config-id");
   if (id === undefined) throw CliError.usage("--config-id is required: `a2a-router push list --task ID` shows the ids");
-  const { client, wire } = await openTarget(options, "v1.0");
-  const remove = requireOperation(wire.pushDelete, wire, "deleting a push notification config");
-  const result = await client.rpc(remove(taskId, id));
+  const { client, codec } = await openTarget(options, "v1.0");
+  const remove = requireOperation(codec.pushDelete, codec, "deleting a push notification config");
+  const result = await client.call(remove(taskId, id));
   if (options.json) jsonLine(io, result ?? null);
   else io.stdout.write(`deleted push notification config ${id} of task ${taskId}\n`);
   return EXIT.COMPLETED;

@@ -1,7 +1,7 @@
 import readline from "node:readline";
 import { createReplyReader, partsText, type ReplyChange, type ReplyReader } from "../core/reply.js";
-import { dataValueOf } from "../dialects/index.js";
-import type { CliEvent, CliPart } from "./wire/index.js";
+import type { Part } from "../core/model.js";
+import { type ClientEvent, dataValueOf } from "../dialects/index.js";
 
 /** Where the printer writes: a stream, with `isTTY`/`columns` when it is a terminal. */
 export interface PrinterOutput {
@@ -61,7 +61,7 @@ export class StreamPrinter {
     this.#resumed = options.resumed === true;
   }
 
-  event(event: CliEvent): void {
+  event(event: ClientEvent): void {
     const final = event.kind === "status" && event.final;
     // A failed or canceled turn's message is a notice, not the answer: the command reports it on stderr.
     const feed = final && NOTICE_STATES.has(event.status.state) ? { ...event, status: { state: event.status.state } } : event;
@@ -143,7 +143,7 @@ export class StreamPrinter {
   }
 
   #artifact(change: Extract<ReplyChange, { type: "artifact" }>): void {
-    for (const part of change.parts as CliPart[]) {
+    for (const part of change.parts as Part[]) {
       const described = describePart(part);
       if (described) this.#described.push(`${change.name ? `${change.name}: ` : ""}${described}`);
     }
@@ -203,7 +203,7 @@ function sharedLines(shown: string, next: string): number {
 }
 
 /** A one-line description of a non-text part (files and data are not dumped on a terminal). */
-export function describePart(part: CliPart): string | undefined {
+export function describePart(part: Part): string | undefined {
   if (part.kind === "file") {
     const f = part.file ?? {};
     const size = f.bytes ? `, ${Math.floor((f.bytes.length * 3) / 4)} bytes` : "";

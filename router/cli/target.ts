@@ -1,14 +1,15 @@
-import { isV10Card } from "../dialects/index.js";
+import type { DialectName } from "../core/model.js";
+import { type ClientCodec, clientCodec, isRecord, isV10Card } from "../dialects/index.js";
 import { cardUrls, jsonRpcEndpoints } from "../upstream/card-discovery.js";
 import { A2AClient } from "./client.js";
 import { CliError } from "./exit-codes.js";
 import { type CommonOptions, parseA2AVersion, parseRouterUrl, requireNonEmpty } from "./options.js";
-import { type DialectName, isRecord, WIRES, type WireDialect } from "./wire/index.js";
 
 /** Where the CLI's requests go and in which dialect, as the target's card (or --a2a-version) says. */
 export interface Target {
   client: A2AClient;
-  wire: WireDialect;
+  /** The target's dialect over JSON-RPC: builds each call and reads each answer. */
+  codec: ClientCodec;
   /** The card read at the target, if any. */
   card?: Record<string, unknown>;
   cardUrl?: string;
@@ -53,9 +54,9 @@ export async function openTarget(options: CommonOptions, routerDialect: DialectN
     const named = endpoints.get(dialect);
     if (named) endpoint = reachableFrom(new URL(named), url);
   }
-  const wire = WIRES[dialect];
-  client.use(endpoint, wire.headers, isRouter || !card ? "the router" : "the agent");
-  return { client, wire, ...(found && { card: found.card, cardUrl: found.cardUrl }), isRouter };
+  const codec = clientCodec(dialect);
+  client.use(endpoint, isRouter || !card ? "the router" : "the agent");
+  return { client, codec, ...(found && { card: found.card, cardUrl: found.cardUrl }), isRouter };
 }
 
 /**
@@ -78,9 +79,9 @@ function reachableFrom(endpoint: URL, given: URL): URL {
 }
 
 /** Refuses an operation the target's dialect does not have (e.g. ListTasks before v1.0). */
-export function requireOperation<T>(op: T | undefined, wire: WireDialect, what: string): T {
+export function requireOperation<T>(op: T | undefined, codec: ClientCodec, what: string): T {
   if (op === undefined) {
-    throw CliError.usage(`${what} is not part of A2A ${wire.name}; the target speaks ${wire.name} (force another with --a2a-version)`);
+    throw CliError.usage(`${what} is not part of A2A ${codec.dialect}; the target speaks ${codec.dialect} (force another with --a2a-version)`);
   }
   return op;
 }

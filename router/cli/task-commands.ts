@@ -9,13 +9,13 @@ import {
 } from "./options.js";
 import { type CliIO, jsonLine, note, printTaskText, textOf } from "./output.js";
 import { openTarget, readCard, requireOperation } from "./target.js";
-import { isRecord } from "./wire/index.js";
+import { isRecord } from "../dialects/index.js";
 
 /** `get`: the task; the exit code follows its state (0 while it runs). */
 export async function getCommand(taskId: string, options: CommonOptions, io: CliIO): Promise<number> {
-  const { client, wire } = await openTarget(options);
-  const result = await client.rpc(wire.get(taskId));
-  const task = wire.parseTask(result);
+  const { client, codec } = await openTarget(options);
+  const result = await client.call(codec.get(taskId));
+  const task = codec.readTask(result);
   if (options.json) jsonLine(io, result);
   else {
     io.stdout.write(`task ${task.id}: ${task.status.state}\n`);
@@ -26,9 +26,9 @@ export async function getCommand(taskId: string, options: CommonOptions, io: Cli
 
 /** `cancel`: exits 0 once the task is canceled. */
 export async function cancelCommand(taskId: string, options: CommonOptions, io: CliIO): Promise<number> {
-  const { client, wire } = await openTarget(options);
-  const result = await client.rpc(wire.cancel(taskId));
-  const task = wire.parseTask(result);
+  const { client, codec } = await openTarget(options);
+  const result = await client.call(codec.cancel(taskId));
+  const task = codec.readTask(result);
   const state = task.status.state;
   if (options.json) jsonLine(io, result);
   else io.stdout.write(`task ${task.id || taskId}: ${state}\n`);
@@ -49,9 +49,9 @@ export async function listCommand(options: ListOptions, io: CliIO): Promise<numb
   const contextId = requireNonEmpty(options.context, "--context");
   const pageToken = requireNonEmpty(options.pageToken, "--page-token");
   // The router speaks every dialect at its root: ListTasks is v1.0's.
-  const { client, wire } = await openTarget(options, "v1.0");
-  const list = requireOperation(wire.list, wire, "listing tasks (ListTasks)");
-  const result = await client.rpc(
+  const { client, codec } = await openTarget(options, "v1.0");
+  const list = requireOperation(codec.list, codec, "listing tasks (ListTasks)");
+  const result = await client.call(
     list({
       ...(contextId !== undefined && { contextId }),
       ...(state !== undefined && { state }),
@@ -59,7 +59,7 @@ export async function listCommand(options: ListOptions, io: CliIO): Promise<numb
       ...(pageToken !== undefined && { pageToken }),
     }),
   );
-  const page = wire.parseList!(result);
+  const page = codec.readList!(result);
   if (options.json) {
     jsonLine(io, result);
     return EXIT.COMPLETED;

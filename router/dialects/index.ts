@@ -2,16 +2,18 @@ import type { DialectName, LoggedEvent, Task } from "../core/model.js";
 import type { Dialect, Operation } from "./shared/dialect.js";
 import type { PushBody } from "./shared/push-body.js";
 import type { UpstreamProtocol } from "./shared/upstream-protocol.js";
-import { v01, v01PushBody, v01Upstream } from "./v01/index.js";
-import { v03, v03PushBody, v03Upstream } from "./v03/index.js";
-import { v10, v10PushBody, v10RestUpstream, v10Upstream } from "./v10/index.js";
+import type { ClientCodec } from "./shared/client-codec.js";
+import { v01, v01Codec, v01PushBody, v01Upstream } from "./v01/index.js";
+import { v03, v03Codec, v03PushBody, v03Upstream } from "./v03/index.js";
+import { v10, v10Codec, v10PushBody, v10RestCodec, v10RestUpstream, v10Upstream } from "./v10/index.js";
 import type { UpstreamBinding } from "./shared/card-endpoint.js";
 
 /**
  * The A2A dialects, one folder each (v01/, v03/, v10/), every folder holding that dialect's whole wire
  * format: wire shapes and their translation to the internal model, the client side (its JSON-RPC methods:
  * params in, results and events out), the agent side (the client of an upstream agent of that dialect),
- * its push payload and its card members. shared/ holds the two contracts (Dialect, UpstreamProtocol) and
+ * its client codec (codec.ts: what a client sends and how it reads the answers, used by the router's
+ * upstream connector and the CLI), its push payload and its card members. shared/ holds the two contracts (Dialect, UpstreamProtocol) and
  * what several dialects use. This file names what the folder offers.
  */
 
@@ -62,6 +64,18 @@ export function upstreamProtocol(dialect: DialectName, binding: UpstreamBinding 
   return p;
 }
 
+/** Client codecs by dialect, over JSON-RPC; add a dialect's codec.ts here. */
+const CODECS: Readonly<Record<DialectName, ClientCodec>> = { "v0.1": v01Codec, "v0.3": v03Codec, "v1.0": v10Codec };
+/** Client codecs over the HTTP+JSON binding, for the dialects that define one. */
+const REST_CODECS: Readonly<Partial<Record<DialectName, ClientCodec>>> = { "v1.0": v10RestCodec };
+
+/** The client codec of `dialect` over `binding` (JSON-RPC unless said), as a card's interface names them. */
+export function clientCodec(dialect: DialectName, binding: UpstreamBinding = "JSONRPC"): ClientCodec {
+  const c = binding === "HTTP+JSON" ? REST_CODECS[dialect] : CODECS[dialect];
+  if (!c) throw new Error(`no client codec for A2A ${dialect} over ${binding}`);
+  return c;
+}
+
 /** Push bodies by dialect; add a dialect's push.ts here. */
 const PUSH_BODIES: Readonly<Record<DialectName, (event: LoggedEvent, task: Task) => PushBody>> = {
   "v0.1": v01PushBody,
@@ -86,8 +100,25 @@ export type {
   PushRef,
   TaskRef,
 } from "./shared/dialect.js";
-export { A2A_VERSION_HEADER, a2aVersionOf, assertA2AVersion, requestedA2AVersion, SUPPORTED_A2A_VERSIONS } from "./shared/a2a-version.js";
-export type { StreamPosition, UpstreamCall, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
+export {
+  A2A_VERSION_HEADER,
+  a2aVersionOf,
+  assertA2AVersion,
+  dialectOfVersion,
+  majorMinor,
+  requestedA2AVersion,
+  SUPPORTED_A2A_VERSIONS,
+} from "./shared/a2a-version.js";
+export type { StreamPosition, UpstreamIds, UpstreamProtocol } from "./shared/upstream-protocol.js";
+export {
+  AnswerNotInDialect,
+  type ClientCodec,
+  type ClientEvent,
+  type ClientPushConfig,
+  type ClientTask,
+  type ListInput,
+  type TaskPage,
+} from "./shared/client-codec.js";
 export { errorInRouterTerms, inRouterTerms, type UpstreamScope } from "./shared/upstream-update.js";
 export { A2A_JSON, PLAIN_JSON, type PushBody } from "./shared/push-body.js";
 export { bindingOf, type CardEndpoint, type UpstreamBinding } from "./shared/card-endpoint.js";

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { isTerminal, type LoggedEvent, type PushNotificationConfig, type Task } from "../core/model.js";
 import type { TaskStore } from "../core/store.js";
 import { DEFAULT_PUSH_CONFIG_ID } from "../store/common.js";
-import { deadline } from "../upstream/deadline.js";
+import { deadline } from "../client/index.js";
 import { pushBody, pushHeaders } from "./payload.js";
 import { checkPushUrl, type PushUrlPolicy } from "./url-policy.js";
 import { postWebhook } from "./webhook-request.js";

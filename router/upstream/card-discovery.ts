@@ -1,5 +1,6 @@
 import type { DialectName } from "../core/model.js";
 import {
+  dialectOfVersion,
   isRecord,
   isV10Card,
   UPSTREAM_REST_PROTOCOLS,
@@ -7,8 +8,8 @@ import {
   v10CardEndpoints,
   type UpstreamBinding,
 } from "../dialects/index.js";
-import { boundedText, MAX_CARD_BYTES } from "./bounded-read.js";
-import { deadline } from "./deadline.js";
+import { boundedText, deadline } from "../client/index.js";
+import { MAX_CARD_BYTES } from "./limits.js";
 
 /** What the router learns about an upstream agent from its card. */
 export interface DiscoveredAgent {
@@ -35,8 +36,6 @@ const WELL_KNOWN = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 const DISCOVERY_TIMEOUT_MS = 5000;
 /** Asked for when fetching a card: a server that speaks both answers with its v1.0 card, which lists every interface. */
 const CARD_REQUEST_HEADERS = { accept: "application/json", "A2A-Version": "1.0" } as const;
-/** The dialect each A2A protocol version (Major.Minor) is spoken in. 0.2 already had message/send and `kind`. */
-const VERSION_DIALECT: Record<string, DialectName> = { "0.1": "v0.1", "0.2": "v0.3", "0.3": "v0.3", "1.0": "v1.0" };
 
 /** What the router speaks to an agent: a dialect over a binding. */
 export interface UpstreamInterface {
@@ -83,11 +82,11 @@ export function parseProtocol(value: string): DialectName {
  * to the card (JSON-RPC first).
  */
 export function parseProtocolChoice(value: string): { dialect: DialectName; binding?: UpstreamBinding } {
-  const m = /^v?(\d+)\.(\d+)(?:\.\d+)*(?:\+([a-z]+))?$/i.exec(value.trim());
-  const dialect = m ? VERSION_DIALECT[`${Number(m[1])}.${Number(m[2])}`] : undefined;
-  if (!m || !dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3, 1.0 or 1.0+rest)`);
-  if (m[3] === undefined) return { dialect };
-  const binding = BINDING_SUFFIX[m[3].toLowerCase()];
+  const [version = "", suffix, ...rest] = value.trim().split("+");
+  const dialect = rest.length === 0 && (suffix === undefined || /^[a-z]+$/i.test(suffix)) ? dialectOfVersion(version) : undefined;
+  if (!dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3, 1.0 or 1.0+rest)`);
+  if (suffix === undefined) return { dialect };
+  const binding = BINDING_SUFFIX[suffix.toLowerCase()];
   if (!binding || !speaks({ dialect, binding })) throw new Error(`unknown A2A protocol "${value}" (the HTTP+JSON binding is spoken for 1.0 only: 1.0+rest)`);
   return { dialect, binding };
 }
@@ -123,14 +122,6 @@ export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl?: string
     if (url !== undefined) out.set(dialect, url);
   }
   return out;
-}
-
-function dialectOfVersion(version: string): DialectName | undefined {
-  try {
-    return parseProtocol(version);
-  } catch {
-    return undefined; // a version the router does not speak
-  }
 }
 
 /** Infers an agent card's dialect: that of the best interface it offers that the router speaks. */

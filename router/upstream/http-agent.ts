@@ -13,9 +13,9 @@ import {
   type UpstreamProtocol,
 } from "../dialects/index.js";
 import { SchemaRegistry } from "../schema/validator.js";
-import { AnswerTooLarge, boundedText, MAX_ANSWER_BYTES } from "./bounded-read.js";
+import { AnswerTooLarge, boundedText, deadline } from "../client/index.js";
+import { MAX_ANSWER_BYTES } from "./limits.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
-import { deadline } from "./deadline.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
 import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
 
@@ -39,8 +39,8 @@ const REDISCOVER_AFTER_MS = 60_000;
 
 /**
  * An upstream A2A agent reached over HTTP. The router is its client: it forwards each turn (streaming
- * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, or
- * v10/rest-agent.ts for v1.0's HTTP+JSON), parses its SSE,
+ * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, whose
+ * calls that dialect's codec builds), sends them through the one client transport (router/client),
  * and turns every upstream failure (refused connection, HTTP error, JSON-RPC error, a stream cut short or
  * gone silent) into an error the engine logs as a final `failed` event.
  *

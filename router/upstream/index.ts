@@ -1,6 +1,7 @@
 /**
- * Upstream HTTP agents: the HTTP/SSE transport (JSON-RPC and v1.0 HTTP+JSON), card discovery and liveness. Each dialect's agent side
- * (what to send, how to read the answers) lives in its folder under router/dialects/.
+ * Upstream HTTP agents: card discovery, liveness, and the failures of the shared HTTP/SSE transport
+ * (router/client) said in the agent's terms. Each dialect's agent side and codec (what to send, how to read
+ * the answers) lives in its folder under router/dialects/.
  */
 export { HttpAgent } from "./http-agent.js";
 export type { HttpAgentConfig } from "../config/config.js";
@@ -14,4 +15,4 @@ export {
   type DiscoveredAgent,
   type UpstreamInterface,
 } from "./card-discovery.js";
-export { upstreamProtocol, type UpstreamCall, type UpstreamProtocol } from "../dialects/index.js";
+export { upstreamProtocol, type UpstreamProtocol } from "../dialects/index.js";

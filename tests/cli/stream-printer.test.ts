@@ -1,6 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import { StreamPrinter } from "../../router/cli/stream-printer.js";
-import type { CliEvent } from "../../router/cli/wire/index.js";
+import type { ClientEvent } from "../../router/dialects/index.js";
 import type { TaskState } from "../../router/core/model.js";
 import { partFromV10 } from "../../router/dialects/index.js";
 
@@ -10,7 +10,7 @@ function output(isTTY: boolean, columns: number | undefined = 80) {
 }
 
 type Kind = "delta" | "snapshot" | "progress";
-const status = (text: string | undefined, kind: Kind | undefined, extra: { state?: TaskState; final?: boolean } = {}): CliEvent => ({
+const status = (text: string | undefined, kind: Kind | undefined, extra: { state?: TaskState; final?: boolean } = {}): ClientEvent => ({
   kind: "status",
   taskId: "t",
   status: { state: extra.state ?? "working", ...(text !== undefined && { message: { role: "agent", parts: [{ kind: "text", text }] } }) },
@@ -18,7 +18,7 @@ const status = (text: string | undefined, kind: Kind | undefined, extra: { state
   ...(kind && { metadata: { textKind: kind } }),
 });
 const done = (text?: string, state: TaskState = "completed") => status(text, text === undefined ? undefined : "snapshot", { state, final: true });
-const artifact = (text: string, append: boolean, opts: { id?: string; name?: string; delta?: boolean } = {}): CliEvent => ({
+const artifact = (text: string, append: boolean, opts: { id?: string; name?: string; delta?: boolean } = {}): ClientEvent => ({
   kind: "artifact",
   taskId: "t",
   artifact: { artifactId: opts.id ?? "a", ...(opts.name && { name: opts.name }), parts: [{ kind: "text", text }] },
@@ -27,7 +27,7 @@ const artifact = (text: string, append: boolean, opts: { id?: string; name?: str
   ...(opts.delta && { metadata: { textKind: "delta" } }),
 });
 
-function print(events: CliEvent[], isTTY = false, options: { resumed?: boolean } = {}) {
+function print(events: ClientEvent[], isTTY = false, options: { resumed?: boolean } = {}) {
   const out = output(isTTY);
   const notes = output(false);
   const p = new StreamPrinter(out, notes, options);
@@ -99,7 +99,7 @@ describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
   });
 
   test("files and data parts are described on stderr", () => {
-    const file: CliEvent = {
+    const file: ClientEvent = {
       kind: "artifact",
       artifact: { artifactId: "f", name: "report", parts: [{ kind: "file", file: { name: "r.pdf", mimeType: "application/pdf", bytes: "AAAA" } }] },
       append: false,
@@ -107,7 +107,7 @@ describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
     };
     expect(print([file, done("here it is")])).toEqual({ out: "here it is\n", notes: "report: [file r.pdf application/pdf, 3 bytes]\n" });
     // A v1.0 agent's list arrives wrapped by the dialect (partFromV10): shown as the agent sent it.
-    const data: CliEvent = {
+    const data: ClientEvent = {
       kind: "artifact",
       artifact: {
         artifactId: "d",

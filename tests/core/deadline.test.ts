@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { deadline } from "../../router/upstream/deadline.js";
+import { deadline } from "../../router/client/index.js";
 
 /**
  * Deadlines of outgoing requests must survive a garbage collection while the request waits: on Node 20 a

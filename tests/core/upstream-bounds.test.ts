@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RunningRouter } from "../../router/index.js";
-import { MAX_CARD_BYTES } from "../../router/upstream/bounded-read.js";
+import { MAX_CARD_BYTES } from "../../router/upstream/limits.js";
 import { getJson, openStream, rpc, statusText, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 
 /**
- * What an upstream agent's server may send in one piece is bounded (router/upstream/bounded-read.ts): one
+ * What an upstream agent's server may send in one piece is bounded (router/upstream/limits.ts): one
  * JSON answer, one SSE event (`maxAnswerBytes`, 16 MiB; lowered here to keep the test small), a card (1 MiB).
  * Past the bound the turn fails saying so and the router goes on; many events that are each small pass
  * however much they add up to. Real HTTP servers on loopback, bodies chunked as they come.

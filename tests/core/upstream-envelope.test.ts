@@ -1,23 +1,22 @@
 import { describe, expect, test } from "@jest/globals";
-import type { UpstreamCall } from "../../router/dialects/index.js";
-import { callBody, callResult, callUrl } from "../../router/upstream/envelope.js";
-import { sseResults } from "../../router/upstream/transport.js";
+import { callBody, callUrl, type ClientCall } from "../../router/client/index.js";
+import { callResult, sseResults } from "../../router/upstream/transport.js";
 
 /**
  * The two bindings' envelopes, in memory: JSON-RPC wraps a call and its answers; the v1.0 HTTP+JSON binding
  * sends the params to a path and answers bare, with google.rpc.Status errors (also mid-stream, as
  * @a2a-js/sdk's REST server writes them: `event: error`).
  */
-const rpcCall: UpstreamCall = { method: "SendMessage", params: { message: {} } };
-const restCall: UpstreamCall = { method: "SendStreamingMessage", params: { message: {} }, path: "/message:stream" };
+const rpcCall: ClientCall = { method: "SendMessage", params: { message: {} } };
+const restCall: ClientCall = { method: "SendStreamingMessage", params: { message: {} }, path: "/message:stream" };
 const status = { error: { code: 404, status: "NOT_FOUND", message: "Task not found: t-1", details: [] } };
 
 describe("request", () => {
   test("JSON-RPC: the endpoint itself, an envelope; HTTP+JSON: a path under it, the params as they are", () => {
     expect(callUrl("http://h/a2a", rpcCall)).toBe("http://h/a2a");
-    expect(JSON.parse(callBody(rpcCall))).toMatchObject({ jsonrpc: "2.0", method: "SendMessage", params: { message: {} } });
+    expect(JSON.parse(callBody(rpcCall)!)).toMatchObject({ jsonrpc: "2.0", method: "SendMessage", params: { message: {} } });
     expect(callUrl("http://h/a2a/rest/", restCall)).toBe("http://h/a2a/rest/message:stream");
-    expect(JSON.parse(callBody(restCall))).toEqual({ message: {} });
+    expect(JSON.parse(callBody(restCall)!)).toEqual({ message: {} });
   });
 });
 

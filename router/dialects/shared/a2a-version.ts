@@ -14,12 +14,36 @@ export const A2A_VERSION_HEADER = "A2A-Version";
 /** Major.Minor versions the router accepts in A2A-Version. */
 export const SUPPORTED_A2A_VERSIONS: readonly string[] = ["0.1", "0.3", "1.0"];
 
+/** The dialect each A2A protocol version (Major.Minor) is spoken in. 0.2 already had message/send and `kind`. */
+const VERSION_DIALECT: Readonly<Record<string, import("../../core/model.js").DialectName>> = {
+  "0.1": "v0.1",
+  "0.2": "v0.3",
+  "0.3": "v0.3",
+  "1.0": "v1.0",
+};
+
+/**
+ * A protocol version as a card, a config or a flag writes it ("1.0", "1.0.1", "v0.3"): its Major.Minor,
+ * or undefined when it is not a version. The one parser of versions: the header, card interfaces, config
+ * `protocol` and the CLI's --a2a-version all read theirs with it.
+ */
+export function majorMinor(raw: string): string | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)*$/i.exec(raw.trim());
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+/** The dialect a protocol version is spoken in, when the router speaks it. */
+export function dialectOfVersion(raw: string): import("../../core/model.js").DialectName | undefined {
+  const version = majorMinor(raw);
+  return version === undefined ? undefined : VERSION_DIALECT[version];
+}
+
 /** The version a request asked for, as Major.Minor ("0.3" when absent or empty). */
 export function requestedA2AVersion(header: string | string[] | undefined): string {
   const raw = (Array.isArray(header) ? header[0] : header)?.trim() ?? "";
   if (raw === "") return "0.3";
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(raw);
-  return m ? `${Number(m[1])}.${Number(m[2])}` : raw;
+  // The header has no "v": "v1.0" is not a version there (and is refused as written).
+  return (/^v/i.test(raw) ? undefined : majorMinor(raw)) ?? raw;
 }
 
 /** Throws VersionNotSupported unless the header names a version the router speaks. */

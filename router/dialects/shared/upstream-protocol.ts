@@ -1,20 +1,7 @@
+import type { ClientCall } from "../../client/call.js";
 import type { ExecuteContext } from "../../core/agent.js";
 import type { AgentUpdate, DialectName, TextKind } from "../../core/model.js";
 
-/**
- * A request to send upstream. JSON-RPC (no `path`): `method` and `params` in a JSON-RPC envelope, POSTed to
- * the endpoint, answered in an envelope. HTTP+JSON (`path` set): `params` is the body as is, POSTed to
- * the endpoint + `path`, answered bare (errors as google.rpc.Status); `method` only names the call in
- * error messages.
- */
-export interface UpstreamCall {
-  method: string;
-  params: unknown;
-  /** HTTP+JSON binding: the operation's path under the interface URL (`/message:send`, `/tasks/{id}:cancel`). */
-  path?: string;
-  /** Extra headers this dialect needs (v1.0: `A2A-Version`). */
-  headers?: Record<string, string>;
-}
 
 /** Where a result sits in an upstream stream (see UpstreamProtocol.fromStreamResult). */
 export interface StreamPosition {
@@ -32,8 +19,9 @@ export interface UpstreamIds {
 
 /**
  * The agent side of one dialect: how the router talks to an upstream agent of that dialect, as its
- * client. One implementation per dialect folder and binding (v01/agent.ts, v03/agent.ts, v10/agent.ts;
- * v10/rest-agent.ts for v1.0's HTTP+JSON); the HTTP and SSE transport (router/upstream/) is shared.
+ * client. One implementation per dialect folder and binding (v01/agent.ts, v03/agent.ts, v10/agent.ts,
+ * which also holds v1.0's HTTP+JSON one), each building its calls with its dialect's codec (codec.ts,
+ * v10/rest-codec.ts); the HTTP and SSE transport (router/client/) is shared.
  */
 export interface UpstreamProtocol {
   readonly dialect: DialectName;
@@ -44,7 +32,7 @@ export interface UpstreamProtocol {
    */
   readonly workingTextKind: TextKind;
   /** The request that runs one turn; `streaming` picks the streaming method. */
-  turn(ctx: ExecuteContext, streaming: boolean, upstreamTaskId: string | undefined): UpstreamCall;
+  turn(ctx: ExecuteContext, streaming: boolean, upstreamTaskId: string | undefined): ClientCall;
   /**
    * Internal updates from one streamed result (SSE event `result`). `at` says where it sits: v0.3/v1.0
    * streams open with a Task snapshot that is not an update (and is stale on a follow-up turn).
@@ -56,5 +44,5 @@ export interface UpstreamProtocol {
   upstreamTaskId?(result: unknown): string | undefined;
   /** The upstream's ids for the task and its context, as far as a result names them. */
   upstreamIds?(result: unknown): UpstreamIds;
-  cancel(upstreamTaskId: string): UpstreamCall;
+  cancel(upstreamTaskId: string): ClientCall;
 }

@@ -1,6 +1,7 @@
-/** A2A v0.1, the seeds' dialect: its wire shapes, client side, agent side, push body and card shape. */
+/** A2A v0.1, the seeds' dialect: its wire shapes, client side, client codec, agent side, push body and card shape. */
 export { v01 } from "./client.js";
 export { v01Upstream } from "./agent.js";
+export { v01Codec } from "./codec.js";
 export { v01PushBody } from "./push.js";
 export { isV01Card, V01_CARD_VERSION } from "./card.js";
 export {

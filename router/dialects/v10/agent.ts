@@ -1,32 +1,21 @@
 import { agentOwnedProtocol } from "../shared/agent-owned-protocol.js";
 import { isRecord } from "../shared/translate-helpers.js";
-import { messageToV10, updatesFromV10 } from "./translate.js";
-import type { V10SendMessageRequest } from "./types.js";
+import { v10Codec, v10ResultIds } from "./codec.js";
+import { v10RestCodec } from "./rest-codec.js";
+import { updatesFromV10 } from "./translate.js";
+
+/** What the v1.0 agent side reads, over either binding: the same ProtoJSON objects (spec 5.1). */
+const v10Reading = { updates: updatesFromV10, isTask: (result: Record<string, unknown>) => isRecord(result.task), ids: v10ResultIds };
 
 /**
- * The agent side of A2A v1.0: talking to a v1.0 agent (`SendMessage`, `SendStreamingMessage`,
- * ProtoJSON). The agent chooses the task id, which the router learns from the first result and uses for
- * follow-up turns and cancel.
+ * The agent side of A2A v1.0: talking to a v1.0 agent (`SendMessage`, `SendStreamingMessage`, ProtoJSON)
+ * through its codec. The agent chooses the task id, which the router learns from the first result and uses
+ * for follow-up turns and cancel.
  */
-export const v10Upstream = agentOwnedProtocol({
-  dialect: "v1.0",
-  // v1.0 servers treat a request without this header as 0.3 (spec 3.6.2) and may refuse it.
-  version: "1.0",
-  methods: { send: "SendMessage", stream: "SendStreamingMessage", cancel: "CancelTask" },
+export const v10Upstream = agentOwnedProtocol({ codec: v10Codec, ...v10Reading });
 
-  sendParams: (message, metadata): V10SendMessageRequest => ({
-    message: messageToV10(message),
-    // Blocking is v1.0's default; said anyway so a server with another default still waits for the turn.
-    configuration: { returnImmediately: false },
-    metadata,
-  }),
-
-  updates: updatesFromV10,
-  isTask: (result) => isRecord(result.task),
-  /** The ids sit in whichever StreamResponse member is set: `task.id`, or `taskId` on the others. */
-  idsOf(result) {
-    const inner = [result.task, result.statusUpdate, result.artifactUpdate, result.message].find(isRecord);
-    if (!inner) return {};
-    return { taskId: isRecord(result.task) ? inner.id : inner.taskId, contextId: inner.contextId };
-  },
-});
+/**
+ * The same over v1.0's HTTP+JSON binding (rest-codec.ts): for an agent whose card offers only that
+ * binding, or a config that asks for it (`protocol: "1.0+rest"`). Same ids, translation and text kinds.
+ */
+export const v10RestUpstream = agentOwnedProtocol({ codec: v10RestCodec, ...v10Reading });
