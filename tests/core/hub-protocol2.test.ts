@@ -162,7 +162,10 @@ describe("protocol 2", () => {
       const task = await exec;
       answer(a, task.id, { error: { code: -32602, message: reason } });
       const res = await sent;
-      expect([method, res.error]).toEqual([method, { code: -32602, message: `Invalid params: agent picky rejected the request: ${reason}`, data: { field: "message", taskId: task.params.id } }]);
+      const facts = { field: "message", taskId: task.params.id };
+      // v1.0 carries an error's facts in a google.rpc.ErrorInfo; v0.1/v0.3 as the data object.
+      const data = method === "SendMessage" ? [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_PARAMS", domain: "a2a-protocol.org", metadata: facts }] : facts;
+      expect([method, res.error]).toEqual([method, { code: -32602, message: `Invalid params: agent picky rejected the request: ${reason}`, data }]);
       const kept = (await rpc(router.url, "tasks/get", { id: task.params.id })).result;
       expect(kept.status.state).toMatch(/^(rejected|TASK_STATE_REJECTED)$/);
     }
