@@ -76,7 +76,7 @@ export function bodyBudget(limit: number, maxBodyBytes: number) {
     if (inFlight > 0 && inFlight + want > limit) {
       res.set("Retry-After", "1");
       res.set("Connection", "close");
-      return refuse(req, res, "overloaded", "too many request bodies in flight (limits.bodyBytesInFlight); retry later");
+      return afterBody(req, want, () => refuse(req, res, "overloaded", "too many request bodies in flight (limits.bodyBytesInFlight); retry later"));
     }
     inFlight += want;
     let held = true;
@@ -95,4 +95,31 @@ export function bodyBudget(limit: number, maxBodyBytes: number) {
     next();
   };
   return Object.assign(gate, { inFlight: () => inFlight });
+}
+
+/**
+ * Runs `answer` once the request's body has been read and dropped (nothing of it is kept), or at once past
+ * `bound` bytes. Closing a connection whose client is still sending makes the kernel reset it, and the client
+ * then sees EPIPE or ECONNRESET instead of the answer; read to its end, the body leaves nothing unread behind
+ * the answer and the close is clean. The bound is what the request reserved (its Content-Length, at most
+ * maxBodyBytes), so a refused client costs time on its own connection, never memory.
+ */
+function afterBody(req: Request, bound: number, answer: () => void): void {
+  if (req.complete) return answer();
+  let seen = 0;
+  let answered = false;
+  const once = (): void => {
+    if (answered) return;
+    answered = true;
+    req.off("data", count);
+    answer();
+  };
+  const count = (chunk: Buffer): void => {
+    seen += chunk.length;
+    if (seen > bound) once();
+  };
+  req.on("data", count);
+  req.once("end", once);
+  // The client went away: there is no one left to answer.
+  req.once("close", () => req.off("data", count));
 }

@@ -132,22 +132,22 @@ export class Dispatcher {
         return value(dialect.renderTask(await service.cancel(ref.taskId, scope)));
       }
       case "push-set": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         return value(dialect.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, dialect.name, scope)));
       }
       case "push-get": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         return value(dialect.renderPushConfig(ref.taskId, await service.getPushConfig(ref.taskId, ref.configId, scope)));
       }
       case "push-list": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         const configs = await service.listPushConfigs(ref.taskId, scope);
         return value(
           dialect.renderPushConfigList ? dialect.renderPushConfigList(ref.taskId, configs) : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)),
         );
       }
       case "push-delete": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         await service.deletePushConfig(ref.taskId, ref.configId, scope);
         return value(dialect.renderPushDeleted ? dialect.renderPushDeleted() : null);
       }

@@ -3,6 +3,7 @@ import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, Memory
 import {
   fitting,
   checkCount,
+  checkKey,
   checkListQuery,
   isAfterCursor,
   isUnfinished,
@@ -86,6 +87,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    checkKey("taskId", taskId);
     let configs = this.#push.get(taskId);
     if (!configs) this.#push.set(taskId, (configs = new Map()));
     configs.set(pushConfigId(config), structuredClone(config));
@@ -99,6 +101,8 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    checkKey("taskId", taskId);
+    checkKey("configId", configId);
     this.#push.get(taskId)?.delete(configId);
   }
 

@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
-import { pushConfigId, timeMs } from "./common.js";
+import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
@@ -181,11 +181,13 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async getTask(id: string): Promise<Task | undefined> {
+    checkKey("taskId", id);
     const json = (await this.#read("getTask", (q) => q.getTask(id), id)) as string | undefined;
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
+    checkKey("taskId", taskId);
     const rows = (await this.#read("readEvents", (q) => q.readEvents(taskId, afterSeq, limit, maxBytes), taskId, afterSeq, limit, maxBytes)) as string[];
     return rows.map((json) => {
       const event = JSON.parse(json) as LoggedEvent;
@@ -209,15 +211,19 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    checkKey("taskId", taskId);
     await this.#call("setPushConfig", taskId, pushConfigId(config), JSON.stringify(config));
   }
 
   /** Ordered by config id. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    checkKey("taskId", taskId);
     return parse<PushNotificationConfig>(await this.#read("getPushConfigs", (q) => q.getPushConfigs(taskId), taskId));
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    checkKey("taskId", taskId);
+    checkKey("configId", configId);
     await this.#call("deletePushConfig", taskId, configId);
   }
 

@@ -136,7 +136,7 @@ export function restHandler(deps: RestRouteDeps) {
       for (const [method, pattern, handler] of routes) {
         const m = req.method === method ? pattern.exec(path) : null;
         if (!m) continue;
-        const args = m.slice(1).map((a) => decodeURIComponent(a));
+        const args = m.slice(1).map(decodeSegment);
         await handler({ req, res, scope, args, body: parseBody(req) });
         return;
       }
@@ -148,6 +148,15 @@ export function restHandler(deps: RestRouteDeps) {
       res.status(http).json(body);
     }
   };
+}
+
+/** A path parameter (task or config id) as text; a malformed percent-escape is the client's error. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw TaskError.invalidParams("the path has a malformed percent-escape", "path");
+  }
 }
 
 /** The request's JSON body: none for GET/DELETE, an object otherwise. */
