@@ -95,6 +95,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
 
   /** Ordered by config id, as SQLite and Redis return them. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    checkKey("taskId", taskId);
     const configs = [...(this.#push.get(taskId) ?? new Map<string, PushNotificationConfig>())];
     configs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return structuredClone(configs.map(([, config]) => config));
