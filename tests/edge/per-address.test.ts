@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/globals";
 import { connect, type Socket } from "node:net";
+import { configFromEnv } from "../../router/config/load.js";
 import type { RunningRouter } from "../../router/index.js";
 import { connectionHeadroom, defaultConnectionsPerAddress } from "../../router/http/limits.js";
 import { testRouter } from "../helpers/router.js";
@@ -77,7 +78,9 @@ describe("maxConnectionsPerAddress", () => {
     expect((await raw(router.url, { path: "/agents", localAddress: "127.0.0.1" })).status).toBe(200);
   });
 
-  test("the default is half of maxConnections", async () => {
+  test("the default is half of maxConnections; MAX_CONNECTIONS_PER_ADDRESS sets it", async () => {
+    expect(configFromEnv({ MAX_CONNECTIONS_PER_ADDRESS: "7" }).limits).toMatchObject({ maxConnectionsPerAddress: 7 });
+    expect(() => configFromEnv({ MAX_CONNECTIONS_PER_ADDRESS: "many" })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
     expect(defaultConnectionsPerAddress(10_000)).toBe(5000);
     expect(defaultConnectionsPerAddress(1)).toBe(1);
     const d = await testRouter({ eliza: false, config: { limits: { maxConnections: 4 } } });
