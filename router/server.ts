@@ -15,7 +15,7 @@ import type { LoggedEvent, Task } from "./core/model.js";
 import { createApp, type HttpRoute } from "./http/app.js";
 import { AuthFailureLimiter } from "./http/auth-limiter.js";
 import { clientAddress } from "./net/origin.js";
-import { isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
+import { defaultConnectionsPerAddress, isOverLimit, limitConnections, rejectUpgradeOverLimit } from "./http/limits.js";
 import { PushNotifier } from "./push/index.js";
 import { silentLogger } from "./observability/logger.js";
 import { RouterMetrics } from "./observability/metrics.js";
@@ -289,7 +289,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
 
   const server = createServer(app);
-  limitConnections(server, config.limits.maxConnections);
+  limitConnections(server, config.limits.maxConnections, config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections));
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);

@@ -286,6 +286,19 @@ export function runStoreContract(
       expect(await store.getPushConfigs("none")).toEqual([]);
     });
 
+    test("a key that is not a string is refused before it is stored: what was stored stays readable", async () => {
+      const store = await fresh();
+      const good = { id: "a", url: "http://127.0.0.1:1/a" };
+      await store.setPushConfig("t", good);
+      // An array spread into a Redis HSET would write fields of its own; SQLite would fail to bind it.
+      const bad = ["x", "completed", "y"] as unknown as string;
+      await expect(store.setPushConfig("t", { id: bad, url: "http://127.0.0.1:1/b" })).rejects.toThrow("config.id must be a string: got array");
+      await expect(store.setPushConfig({} as unknown as string, good)).rejects.toThrow("taskId must be a string: got object");
+      await expect(store.deletePushConfig("t", bad)).rejects.toThrow("configId must be a string");
+      await expect(store.getPushConfigs(5 as unknown as string)).rejects.toThrow("taskId must be a string: got number");
+      expect(await store.getPushConfigs("t")).toEqual([good]);
+    });
+
     const reopen = options.reopen;
     if (reopen) {
       test("data survives closing and reopening, and the log continues", async () => {

@@ -41,6 +41,11 @@ export interface RouterConfig {
     commitRetryMs: number;
     /** Open TCP connections; the next one is answered 503 (a small headroom keeps /healthz answering). */
     maxConnections: number;
+    /**
+     * Open TCP connections from one client address, past which its next ones are answered 503 like those past
+     * maxConnections. Absent: half of maxConnections (`defaultConnectionsPerAddress`).
+     */
+    maxConnectionsPerAddress?: number;
     /** Request body bytes being read at once; a request beyond it gets 503. */
     bodyBytesInFlight: number;
     /** Failed authentications per client address and minute before 429. */

@@ -73,6 +73,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   if (env.HUB_BYTES_PER_SECOND) out.limits = { ...out.limits, hubBytesPerSecond: intFrom("HUB_BYTES_PER_SECOND", env.HUB_BYTES_PER_SECOND) };
   if (env.HUB_SHARED_BYTES_PER_SECOND) out.limits = { ...out.limits, hubSharedBytesPerSecond: intFrom("HUB_SHARED_BYTES_PER_SECOND", env.HUB_SHARED_BYTES_PER_SECOND) };
+  if (env.MAX_CONNECTIONS_PER_ADDRESS) out.limits = { ...out.limits, maxConnectionsPerAddress: intFrom("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS) };
   if (env.COMMIT_RETRY_MS) out.limits = { ...out.limits, commitRetryMs: intFrom("COMMIT_RETRY_MS", env.COMMIT_RETRY_MS) };
   if (env.HUB_REGISTER_TIMEOUT_MS) out.hub = { ...out.hub, registerTimeoutMs: intFrom("HUB_REGISTER_TIMEOUT_MS", env.HUB_REGISTER_TIMEOUT_MS) };
   if (env.HUB_RESUME_GRACE_MS) out.hub = { ...out.hub, resumeGraceMs: intFrom("HUB_RESUME_GRACE_MS", env.HUB_RESUME_GRACE_MS) };

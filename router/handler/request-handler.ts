@@ -94,20 +94,20 @@ export class A2ARequestHandler {
         return value(dialect.renderList(page.tasks, page.nextPageToken, page.pageSize, q.historyLength, options));
       }
       case "CreateTaskPushNotificationConfig": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         return value(dialect.renderPushConfig(ref.taskId, await service.setPushConfig(ref.taskId, ref.config!, dialect, scope)));
       }
       case "GetTaskPushNotificationConfig": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         return value(dialect.renderPushConfig(ref.taskId, await service.getPushConfig(ref.taskId, ref.configId, scope)));
       }
       case "ListTaskPushNotificationConfigs": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         const configs = await service.listPushConfigs(ref.taskId, scope);
         return value(dialect.renderPushConfigList ? dialect.renderPushConfigList(ref.taskId, configs) : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)));
       }
       case "DeleteTaskPushNotificationConfig": {
-        const ref = dialect.toPushRef(params);
+        const ref = dialect.toPushRef(params, operation);
         await service.deletePushConfig(ref.taskId, ref.configId, scope);
         return value(dialect.renderPushDeleted ? dialect.renderPushDeleted() : null);
       }

@@ -90,7 +90,19 @@ export function isUnfinished(task: Task): boolean {
 
 /** The id a push config is stored under. */
 export function pushConfigId(config: PushNotificationConfig): string {
-  return config.id ?? DEFAULT_PUSH_CONFIG_ID;
+  const id = config.id ?? DEFAULT_PUSH_CONFIG_ID;
+  checkKey("config.id", id);
+  return id;
+}
+
+/**
+ * Throws a TypeError naming `field` unless `value` is a string. The last guard before a value becomes a key,
+ * a bind parameter or a command argument: the layers above validate what clients send, and this keeps one
+ * request that slipped past them from corrupting stored data (an array spread into HSET's arguments, a
+ * SQLite bind of an object).
+ */
+export function checkKey(field: string, value: unknown): asserts value is string {
+  if (typeof value !== "string") throw new TypeError(`${field} must be a string: got ${Array.isArray(value) ? "array" : typeof value}`);
 }
 
 /** Epoch milliseconds of an ISO time, failing with a message naming the field when it does not parse. */

@@ -3,6 +3,7 @@ import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, Memory
 import {
   fitting,
   checkCount,
+  checkKey,
   checkListQuery,
   isAfterCursor,
   isUnfinished,
@@ -86,6 +87,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    checkKey("taskId", taskId);
     let configs = this.#push.get(taskId);
     if (!configs) this.#push.set(taskId, (configs = new Map()));
     configs.set(pushConfigId(config), structuredClone(config));
@@ -93,12 +95,15 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
 
   /** Ordered by config id, as SQLite and Redis return them. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    checkKey("taskId", taskId);
     const configs = [...(this.#push.get(taskId) ?? new Map<string, PushNotificationConfig>())];
     configs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return structuredClone(configs.map(([, config]) => config));
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    checkKey("taskId", taskId);
+    checkKey("configId", configId);
     this.#push.get(taskId)?.delete(configId);
   }
 

@@ -13,6 +13,7 @@ import { clusterKeys, type ClusterKeys, type CommitFence } from "./cluster-keys.
 import {
   fitting,
   checkCount,
+  checkKey,
   checkListQuery,
   checkSeq,
   isAfterCursor,
@@ -211,11 +212,13 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   }
 
   async getTask(id: string): Promise<Task | undefined> {
+    checkKey("taskId", id);
     const json = await this.#redis.get(this.#key("task", id));
     return json === null ? undefined : (JSON.parse(json) as Task);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
+    checkKey("taskId", taskId);
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     if (limit === 0) return [];
@@ -271,12 +274,14 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    checkKey("taskId", taskId);
     const json = JSON.stringify(config);
     await this.#redis.hset(this.#key("push", taskId), pushConfigId(config), json);
   }
 
   /** Ordered by config id. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    checkKey("taskId", taskId);
     const byId = await this.#redis.hgetall(this.#key("push", taskId));
     return Object.keys(byId)
       .sort()
@@ -284,6 +289,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    checkKey("taskId", taskId);
+    checkKey("configId", configId);
     await this.#redis.hdel(this.#key("push", taskId), configId);
   }
 

@@ -4,10 +4,15 @@
  * errors flattened to what survives a thread boundary.
  */
 
+/**
+ * A row's JSON: text, or (a large one on its way to the writer thread) its UTF-8 bytes, which move to that
+ * thread without a copy; the statements store either as TEXT.
+ */
+export type RowJson = string | Uint8Array;
 /** A task row: id, context id, agent id, state, updatedAt (epoch ms), the task's JSON. */
-export type TaskRow = [string, string, string, string, number, string];
+export type TaskRow = [string, string, string, string, number, RowJson];
 /** An event row: task id, seq, the event's JSON. */
-export type EventRow = [string, number, string];
+export type EventRow = [string, number, RowJson];
 
 /** The checkpoint cadence (SqliteStore's `checkpoints` option). */
 export interface CheckpointOptions {

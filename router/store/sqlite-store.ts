@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
-import { pushConfigId, timeMs } from "./common.js";
+import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
@@ -13,6 +13,7 @@ import {
   restartFlag,
   type CheckpointOptions,
   type EventRow,
+  type RowJson,
   type StoreAnswer,
   type StoreOp,
   type StoreThreadData,
@@ -40,6 +41,9 @@ const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb:
  * many tasks (128 such rows ~1-1.5 ms), by bytes when they are large (four 64 KB events ~1 ms).
  */
 export const DEFAULT_INLINE_MAX_ROWS = 128;
+/** JSON this long or longer goes to the writer as transferred UTF-8 bytes rather than as a string. */
+const TRANSFER_MIN_CHARS = 64 * 1024;
+const TEXT_ENCODER = new TextEncoder();
 export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024;
 
 /** SqliteStore.open's options. */
@@ -172,7 +176,18 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       return;
     }
     this.#commitCounts.writer++;
-    await this.#call("commit", tasks, events);
+    // Large JSON crosses to the writer as bytes it takes over: posted as a string it would be copied twice
+    // more (into the message, then into the writer's heap, garbage there until its own GC runs).
+    const transfer: ArrayBuffer[] = [];
+    const moved = (json: RowJson): RowJson => {
+      if (typeof json !== "string" || json.length < TRANSFER_MIN_CHARS) return json;
+      const bytes = TEXT_ENCODER.encode(json);
+      transfer.push(bytes.buffer as ArrayBuffer);
+      return bytes;
+    };
+    for (const row of tasks) row[5] = moved(row[5]);
+    for (const row of events) row[2] = moved(row[2]);
+    await this.#callTransferring(transfer, "commit", tasks, events);
   }
 
   /** How many commits ran on the caller's thread and how many went to the writer thread (a copy). */
@@ -181,11 +196,13 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async getTask(id: string): Promise<Task | undefined> {
+    checkKey("taskId", id);
     const json = (await this.#read("getTask", (q) => q.getTask(id), id)) as string | undefined;
     return json === undefined ? undefined : (JSON.parse(json) as Task);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
+    checkKey("taskId", taskId);
     const rows = (await this.#read("readEvents", (q) => q.readEvents(taskId, afterSeq, limit, maxBytes), taskId, afterSeq, limit, maxBytes)) as string[];
     return rows.map((json) => {
       const event = JSON.parse(json) as LoggedEvent;
@@ -209,15 +226,19 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
+    checkKey("taskId", taskId);
     await this.#call("setPushConfig", taskId, pushConfigId(config), JSON.stringify(config));
   }
 
   /** Ordered by config id. */
   async getPushConfigs(taskId: string): Promise<PushNotificationConfig[]> {
+    checkKey("taskId", taskId);
     return parse<PushNotificationConfig>(await this.#read("getPushConfigs", (q) => q.getPushConfigs(taskId), taskId));
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
+    checkKey("taskId", taskId);
+    checkKey("configId", configId);
     await this.#call("deletePushConfig", taskId, configId);
   }
 
@@ -250,7 +271,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       await exited;
     }
     if (lost) return;
-    await this.#send("close").catch(() => undefined);
+    await this.#send("close", []).catch(() => undefined);
     await this.#worker.terminate();
   }
 
@@ -290,16 +311,22 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
 
   #call(op: StoreOp, ...args: unknown[]): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
-    return this.#send(op, ...args);
+    return this.#send(op, args);
   }
 
-  #send(op: StoreOp, ...args: unknown[]): Promise<unknown> {
+  /** A call whose `transfer` buffers move to the writer (they are unusable here afterwards). */
+  #callTransferring(transfer: ArrayBuffer[], op: StoreOp, ...args: unknown[]): Promise<unknown> {
+    if (this.#gone) return Promise.reject(this.#gone);
+    return this.#send(op, args, transfer);
+  }
+
+  #send(op: StoreOp, args: unknown[], transfer: ArrayBuffer[] = []): Promise<unknown> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       // Referenced while a call is out: a process must not exit with a commit half way.
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, op, args });
+      this.#worker.postMessage({ id, op, args }, transfer);
     });
   }
 

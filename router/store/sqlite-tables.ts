@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { continuesLog, eventWithoutTask } from "./common.js";
 import { closeDatabase, isFile, openDatabase, openForInlineCommits, type OpenedFile } from "./sqlite-open.js";
-import type { EventRow, TaskRow } from "./sqlite-protocol.js";
+import type { EventRow, RowJson, TaskRow } from "./sqlite-protocol.js";
 import { SqliteQueries } from "./sqlite-queries.js";
 import { INT_PARAM } from "./sqlite-schema.js";
 
@@ -62,12 +62,13 @@ export class SqliteTables {
     this.reads = new SqliteQueries(db);
     this.#stmt = {
       upsertTask: db.prepare<TaskRow, TaskNo>(
-        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))
          ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, agent_id = excluded.agent_id,
          state = excluded.state, updated_at = excluded.updated_at, json = excluded.json RETURNING task_no`,
       ),
       taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
-      insertEvent: db.prepare<[number, number, string]>("INSERT INTO events (task_no, seq, json) VALUES (?, ?, ?)"),
+      // CAST: JSON that came as UTF-8 bytes (RowJson) is stored as the same TEXT a string would be.
+      insertEvent: db.prepare<[number, number, RowJson]>("INSERT INTO events (task_no, seq, json) VALUES (?, ?, CAST(? AS TEXT))"),
       lastSeq: db.prepare<[number], { n: number }>(LAST_SEQ_SQL),
       setPush: db.prepare<[string, string, string]>(
         `INSERT INTO push_configs (task_id, config_id, json) VALUES (?, ?, ?)

@@ -32,7 +32,8 @@ describe("maxConnections", () => {
   let router: RunningRouter;
   const held: Socket[] = [];
   beforeAll(async () => {
-    router = await testRouter({ eliza: false, config: { limits: { maxConnections: 3 } } });
+    // One client address here: its own bound (tests/edge/per-address.test.ts) is set out of the way.
+    router = await testRouter({ eliza: false, config: { limits: { maxConnections: 3, maxConnectionsPerAddress: 3 } } });
   });
   afterAll(async () => {
     for (const s of held) s.destroy();

@@ -68,7 +68,11 @@ export interface Dialect {
   readParams?(params: unknown): unknown;
   toSendRequest(params: unknown): SendRequest;
   toTaskRef(params: unknown): TaskRef;
-  toPushRef(params: unknown): PushRef;
+  /**
+   * A push-config method's params (`operation` names which; absent: a TaskPushNotificationConfig, as a set
+   * sends it and as results come back).
+   */
+  toPushRef(params: unknown, operation?: Operation): PushRef;
   toListQuery?(params: unknown): ListQuery;
   /** A Task as tasks/get answers it. */
   renderTask(task: Task, historyLength?: number): unknown;

@@ -40,6 +40,21 @@ interface V01TaskSendParams {
   pushNotification?: PushNotificationConfig;
 }
 
+/** The members a push config defines, and only those: nothing else a client sends is stored. */
+function pushConfigFromV01(c: PushNotificationConfig): PushNotificationConfig {
+  return {
+    url: c.url,
+    ...(c.id !== undefined && { id: c.id }),
+    ...(c.token !== undefined && { token: c.token }),
+    ...(c.authentication && {
+      authentication: {
+        schemes: [...c.authentication.schemes],
+        ...(c.authentication.credentials !== undefined && { credentials: c.authentication.credentials }),
+      },
+    }),
+  };
+}
+
 /** The v0.1 dialect as the JSON-RPC layer uses it. */
 export const v01: Dialect = {
   name: "v0.1",
@@ -62,7 +77,7 @@ export const v01: Dialect = {
       message: { ...messageFromV01(p.message), messageId: randomUUID() },
       metadata: p.metadata ?? {},
       historyLength: p.historyLength,
-      pushNotification: p.pushNotification,
+      pushNotification: p.pushNotification && pushConfigFromV01(p.pushNotification),
     };
   },
 
@@ -73,7 +88,7 @@ export const v01: Dialect = {
 
   toPushRef(params): PushRef {
     const p = params as { id: string; pushNotificationConfig?: PushNotificationConfig };
-    return { taskId: p.id, config: p.pushNotificationConfig };
+    return { taskId: p.id, ...(p.pushNotificationConfig && { config: pushConfigFromV01(p.pushNotificationConfig) }) };
   },
 
   renderTask: taskToV01,

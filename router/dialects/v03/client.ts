@@ -65,8 +65,11 @@ export const v03: Dialect = {
 
   toTaskRef: taskRefOf,
 
-  /** set: {taskId, pushNotificationConfig}; get/list/delete: {id, pushNotificationConfigId?}. */
-  toPushRef(params): PushRef {
+  /**
+   * set: {taskId, pushNotificationConfig}; get/list/delete: {id, pushNotificationConfigId?} (v0.3 spec 7.6-7.8),
+   * where a `taskId` is not theirs and is never read: their schemas check `id` only.
+   */
+  toPushRef(params, operation): PushRef {
     const p = params as {
       taskId?: string;
       id?: string;
@@ -76,7 +79,7 @@ export const v03: Dialect = {
     const config = p.pushNotificationConfig && pushConfigFromV03(p.pushNotificationConfig);
     const configId = nonEmpty(p.pushNotificationConfigId) ?? config?.id;
     return {
-      taskId: (p.taskId ?? p.id)!,
+      taskId: (operation === undefined || operation === "CreateTaskPushNotificationConfig" ? (p.taskId ?? p.id) : p.id)!,
       ...(configId !== undefined && { configId }),
       ...(config && { config }),
     };

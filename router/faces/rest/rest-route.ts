@@ -62,7 +62,7 @@ export function restHandler(deps: RestRouteDeps) {
       for (const [method, pattern, operation, paramsOf] of ROUTES) {
         const m = req.method === method ? pattern.exec(path) : null;
         if (!m) continue;
-        const args = m.slice(1).map((a) => decodeURIComponent(a));
+        const args = m.slice(1).map(decodeSegment);
         const params = paramsOf({ req, args, body: parseBody(req) });
         const lastEventId = req.get("last-event-id");
         const origin = deps.origin?.(req);
@@ -85,6 +85,15 @@ export function restHandler(deps: RestRouteDeps) {
       res.status(http).json(body);
     }
   };
+}
+
+/** A path parameter (task or config id) as text; a malformed percent-escape is the client's error. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw TaskError.invalidParams("the path has a malformed percent-escape", "path");
+  }
 }
 
 /** The request's JSON body: none for GET/DELETE, an object otherwise. */
