@@ -46,14 +46,16 @@ module.exports = {
       severity: "error",
       comment:
         "Nothing below the faces imports a face or the request handler: they raise TaskErrors with reasons, and each face maps reasons to its wire (router/jsonrpc holds the neutral JSON-RPC envelopes).",
-      from: { path: "^(router/(core|service|dialects|upstream|store|cluster|push|cards)|agents/(eliza|echo|sdk))/" },
+      from: {
+        path: "^(router/(core|service|dialects|upstream|store|cluster|push|cards|jsonrpc|sse|net|schema|observability|agents)|agents/(eliza|echo|sdk)|hub/wire)/",
+      },
       to: { path: [FACES, "^router/(handler|cli)/"] },
     },
     {
       name: "below-service-no-service",
       severity: "error",
       comment: "The engine, the wire modules, the connectors and the stores do not call the task service: it calls them.",
-      from: { path: "^(router/(core|dialects|upstream|store|cluster|push|cards|jsonrpc|sse)|hub|agents/(eliza|echo|sdk))/" },
+      from: { path: "^(router/(core|dialects|upstream|store|cluster|push|cards|jsonrpc|sse|net|schema|observability|agents)|hub|agents/(eliza|echo|sdk))/" },
       to: { path: "^router/service/" },
     },
     {
