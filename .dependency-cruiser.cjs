@@ -81,6 +81,14 @@ module.exports = {
       to: { path: [TRANSPORT_PACKAGES, TRANSPORT_CORE, "^router/(sse|dialects|jsonrpc|rpc|http|faces|handler|cli)/", "^hub/"] },
     },
     {
+      name: "faces-apart",
+      severity: "error",
+      comment:
+        "Each face is one thin translation onto the request handler or the service, with its own table from reasons to its wire: no face imports another (faces/shared holds what the chat faces share).",
+      from: { path: "^router/(rpc|faces/(?!shared/)[^/]+)/" },
+      to: { path: "^router/(rpc|faces/(?!shared/)[^/]+)/", pathNot: "^router/$1/" },
+    },
+    {
       name: "handler-no-face",
       severity: "error",
       comment: "The request handler is shared by every binding: it knows no binding (JSON-RPC, REST, HTTP) and no transport.",

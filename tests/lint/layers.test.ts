@@ -90,6 +90,7 @@ describe("layer rules (.dependency-cruiser.cjs)", () => {
         "core-no-transport: router/core/engine.ts -> router/sse/format.ts",
         "service-no-transport: router/service/task-service.ts -> http",
         "handler-no-face: router/handler/request-handler.ts -> router/faces/rest/route.ts",
+        "faces-apart: router/faces/rest/errors.ts -> router/rpc/errors.ts",
         "hub-no-client-face: hub/origin.ts -> router/http/origin.ts",
         "hub-plugged-in-at-the-root: router/upstream/read.ts -> hub/protocol.ts",
         "sdk-wire-only: agents/sdk/agent.ts -> router/core/engine.ts",
