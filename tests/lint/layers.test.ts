@@ -75,7 +75,10 @@ describe("layer rules (.dependency-cruiser.cjs)", () => {
       [
         // Modules: a run-time cycle (the type-only cycle shape-a <-> shape-b is not one).
         "no-circular: router/store/log-a.ts -> router/store/log-b.ts",
-        // Folders: rpc <-> dialects (a dialect importing RpcError) and core <-> rpc (the engine importing it).
+        // Folders: rpc <-> dialects (a dialect importing RpcError), core <-> rpc (the engine importing it), and
+        // hub <-> router/http (a top-level folder is checked too).
+        "no-folder-cycles: hub -> router/http",
+        "no-folder-cycles: router/http -> hub",
         "no-folder-cycles: router/core -> router/rpc",
         "no-folder-cycles: router/dialects -> router/rpc",
         "no-folder-cycles: router/rpc -> router/core",
@@ -93,6 +96,7 @@ describe("layer rules (.dependency-cruiser.cjs)", () => {
         "faces-apart: router/faces/rest/errors.ts -> router/rpc/errors.ts",
         "hub-no-client-face: hub/origin.ts -> router/http/origin.ts",
         "hub-plugged-in-at-the-root: router/upstream/read.ts -> hub/protocol.ts",
+        "hub-plugged-in-at-the-root: router/http/origin.ts -> hub/protocol.ts",
         "sdk-wire-only: agents/sdk/agent.ts -> router/core/engine.ts",
         "cli-is-a-client: router/cli/client.ts -> router/service/task-service.ts",
       ].sort(),
