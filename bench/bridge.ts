@@ -18,7 +18,10 @@ const server = createServer((req, res) => {
     const { id: rid, params } = JSON.parse(body);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const ping = setInterval(() => res.write(": ping\n\n"), heartbeatMs);
-    res.on("close", () => (clearInterval(ping), streams.delete(params.id)));
+    res.on("close", () => {
+      clearInterval(ping);
+      streams.delete(params.id);
+    });
     streams.set(params.id, { res, rid, seq: 0 });
     agent?.send(JSON.stringify({ jsonrpc: "2.0", id: params.id, method: "task.execute", params: { id: params.id, message: params.message, metadata: {} } }));
   });

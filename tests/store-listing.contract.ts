@@ -6,7 +6,7 @@ import { describe, expect, test } from "@jest/globals";
 import type { TaskState } from "../router/core/model.js";
 import type { ListTasksQuery, TaskCursor, TaskStore } from "../router/core/store.js";
 import type { RouterStore } from "../router/store/index.js";
-import { at, makeTask, range } from "./store.contract.js";
+import { at, makeTask, range } from "./helpers/store-fixtures.js";
 
 const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
 
@@ -86,14 +86,14 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
     test("the (updatedAt, id) cursor starts strictly after its task, ties included", async () => {
       const store = await fresh();
       await seed(store);
-      const after = async (t: number, id: string, limit = 10): Promise<string[]> =>
+      const pageAfter = async (t: number, id: string, limit = 10): Promise<string[]> =>
         ids(await store.listTasks({ before: { updatedAt: at(t), id }, limit }));
-      expect(await after(6, "g")).toEqual(["f", "e", "d", "c", "b", "a"]);
-      expect(await after(6, "f")).toEqual(["e", "d", "c", "b", "a"]);
-      expect(await after(6, "fz")).toEqual(["f", "e", "d", "c", "b", "a"]); // need not name a stored task
-      expect(await after(6, "zz", 2)).toEqual(["g", "f"]);
-      expect(await after(5, "e")).toEqual(["d", "c", "b", "a"]);
-      expect(await after(1, "a")).toEqual([]);
+      expect(await pageAfter(6, "g")).toEqual(["f", "e", "d", "c", "b", "a"]);
+      expect(await pageAfter(6, "f")).toEqual(["e", "d", "c", "b", "a"]);
+      expect(await pageAfter(6, "fz")).toEqual(["f", "e", "d", "c", "b", "a"]); // need not name a stored task
+      expect(await pageAfter(6, "zz", 2)).toEqual(["g", "f"]);
+      expect(await pageAfter(5, "e")).toEqual(["d", "c", "b", "a"]);
+      expect(await pageAfter(1, "a")).toEqual([]);
       expect(ids(await store.listTasks({ before: { updatedAt: at(6), id: "g" }, contextId: "ctx-3", limit: 5 })))
         .toEqual(["f"]);
       // The same instant written another way is the same cursor: times compare as milliseconds.

@@ -6,8 +6,9 @@
  * same factory.
  */
 import { afterAll, afterEach, describe, expect, test } from "@jest/globals";
-import { agentText, type LoggedEvent, type Task, type TaskState } from "../router/core/model.js";
+import type { LoggedEvent, Task, TaskState } from "../router/core/model.js";
 import type { RouterStore } from "../router/store/index.js";
+import { at, makeEvent, makeTask, range } from "./helpers/store-fixtures.js";
 import { runMemoryStoreContract } from "./memory-store.contract.js";
 import { runListingContract } from "./store-listing.contract.js";
 
@@ -16,35 +17,10 @@ export interface StoreContractOptions {
   reopen?: (closed: RouterStore) => Promise<RouterStore>;
 }
 
-const T0 = Date.UTC(2025, 0, 1);
-/** An ISO time `n` seconds after a fixed origin. */
-export const at = (n: number): string => new Date(T0 + n * 1000).toISOString();
-
-export function makeTask(id: string, over: Partial<Task> = {}): Task {
-  return {
-    id,
-    contextId: "ctx-1",
-    agentId: "echo",
-    dialect: "v0.3",
-    status: { state: "working" },
-    artifacts: [],
-    history: [{ role: "user", parts: [{ kind: "text", text: `hello ${id}` }] }],
-    metadata: {},
-    createdAt: at(0),
-    updatedAt: at(0),
-    lastSeq: 0,
-    ...over,
-  };
-}
-
-export function makeEvent(taskId: string, seq: number, contextId = "ctx-1"): LoggedEvent {
-  const status = { state: "working" as const, message: agentText(`e${seq}`) };
-  return { kind: "status", status, final: false, taskId, contextId, seq };
-}
+export { at, makeEvent, makeTask, range } from "./helpers/store-fixtures.js";
 
 const seqs = (events: LoggedEvent[]): number[] => events.map((e) => e.seq);
 const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
-export const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 export function runStoreContract(
   name: string,

@@ -85,6 +85,7 @@ export interface ModelEventPayload extends EventPayload {
  * An event handler. Its payload is typed loosely (elizaOS does the same) so that handlers written for one
  * payload type (`async (params: MessagePayload) => ...`) fit in a plugin's `events`.
  */
+// biome-ignore lint/suspicious/noExplicitAny: handlers typed for one payload (`(p: MessagePayload) => ...`) must fit, as in elizaOS
 export type EventHandler<P = any> = (params: P) => Promise<void> | void;
 
 /** A plugin's `events`: handlers by event name. */

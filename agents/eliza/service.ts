@@ -28,6 +28,7 @@ export abstract class Service {
 
   /** Starts the service and returns the running instance; every subclass provides its own. */
   static async start(_runtime: IAgentRuntime): Promise<Service> {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass start() was called on, whose name the message gives
     throw new Error(`${this.name}.start() is not implemented: a service class needs a static start(runtime)`);
   }
 

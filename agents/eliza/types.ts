@@ -6,7 +6,7 @@
  * path.
  */
 import type { Logger } from "pino";
-import type { EventHandler, EventPayload, PluginEvents } from "./events.js";
+import type { EventHandler, PluginEvents } from "./events.js";
 import type { Service, ServiceClass } from "./service.js";
 
 /** elizaOS spells ids as UUID strings; any string id works here. */
@@ -187,8 +187,10 @@ export interface Evaluator {
  * (parsed JSON) and `params` are as loosely typed as elizaOS's, so plugin code that reads them unchecked ports.
  */
 export interface RouteRequest {
+  // biome-ignore lint/suspicious/noExplicitAny: as loose as elizaOS's, so plugin code that reads it unchecked ports
   body?: any;
   /** Path parameters: strings, except express 5's wildcards (`*rest`), which are arrays of segments. */
+  // biome-ignore lint/suspicious/noExplicitAny: as loose as elizaOS's, so plugin code that reads it unchecked ports
   params?: Record<string, any>;
   query?: Record<string, unknown>;
   headers?: Record<string, string | string[] | undefined>;

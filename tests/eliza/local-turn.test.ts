@@ -179,7 +179,7 @@ describe("the pipeline", () => {
     expect(statusesOf(updates).map(textOfStatus)).toEqual(["ok\n\nEXPLODE failed: kaboom", "ok\n\nafter ran", "ok\n\nafter ran"]);
     expect(final.metadata?.actionCallbackHistory).toEqual(["EXPLODE failed: kaboom", "after ran"]);
     expect(textOfStatus(final)).toBe("ok\n\nafter ran");
-    expect((final.metadata?.actionResults as Array<{ action: string; success: boolean }>).map((r) => [r.action, r.success])).toEqual([
+    expect((final.metadata!.actionResults as Array<{ action: string; success: boolean }>).map((r) => [r.action, r.success])).toEqual([
       ["REPLY", true],
       ["EXPLODE", false],
       ["AFTER", true],

@@ -119,7 +119,12 @@ describe("events", () => {
 
   test("a handler that throws is logged and the turn goes on; registerEvent and emitEvent work for plugins too", async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const agent = await createElizaAgent({
       store: new MemoryStore(),
       env: {},
@@ -186,7 +191,12 @@ describe("routes", () => {
 describe("logger", () => {
   test("elizaOS call styles reach the backing pino logger", async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(JSON.parse(String(chunk))), done()) });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
     await createElizaAgent({ store: new MemoryStore(), env: {}, logger: pino({ level: "debug" }, sink) });
     lines.length = 0; // the agent's own start-up line
     logger.info("plain");

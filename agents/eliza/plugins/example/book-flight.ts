@@ -35,7 +35,8 @@ export const bookFlightAction: Action = {
   ],
   validate: async () => true,
   handler: async (_runtime, message, _state, options, callback) => {
-    const { origin, destination, departureDate, passengerCount } = options?.parameters as {
+    // The runtime calls an action that declares parameters only with its parameters validated.
+    const { origin, destination, departureDate, passengerCount } = options!.parameters as {
       origin: string;
       destination: string;
       departureDate: string;
