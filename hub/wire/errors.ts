@@ -1,3 +1,4 @@
+import { TaskError, type TaskErrorReason } from "../../router/core/errors.js";
 import { JSONRPC_CODES, type RpcErrorBody } from "../../router/jsonrpc/envelope.js";
 
 /**
@@ -46,7 +47,35 @@ export class HubRefusal extends Error {
   }
 }
 
-/** Anything thrown while handling a frame, as the agent is told it: a HubRefusal as it is, anything else generically. */
+/**
+ * The hub's code for each reason a frame's handling may raise below the hub (a translator refusing an agent's
+ * part, the engine refusing an update): the agent is told the meaning in the hub's codes, one table the
+ * compiler keeps complete.
+ */
+export const HUB_REASON_CODES: Record<TaskErrorReason, HubErrorCode> = {
+  "task-not-found": HUB_ERROR_CODES.INVALID_PARAMS,
+  "task-not-cancelable": HUB_ERROR_CODES.INVALID_REQUEST,
+  "unknown-agent": HUB_ERROR_CODES.INVALID_PARAMS,
+  "agent-unavailable": HUB_ERROR_CODES.INTERNAL_ERROR,
+  "invalid-params": HUB_ERROR_CODES.INVALID_PARAMS,
+  "unsupported-operation": HUB_ERROR_CODES.INVALID_REQUEST,
+  "push-not-supported": HUB_ERROR_CODES.INVALID_REQUEST,
+  "version-not-supported": HUB_ERROR_CODES.INVALID_REQUEST,
+  "invalid-agent-response": HUB_ERROR_CODES.INVALID_PARAMS,
+  "method-not-found": HUB_ERROR_CODES.METHOD_NOT_FOUND,
+  "extended-card-not-configured": HUB_ERROR_CODES.INVALID_REQUEST,
+  "content-type-not-supported": HUB_ERROR_CODES.INVALID_PARAMS,
+  unauthenticated: HUB_ERROR_CODES.INVALID_REQUEST,
+  "shutting-down": HUB_ERROR_CODES.INTERNAL_ERROR,
+  internal: HUB_ERROR_CODES.INTERNAL_ERROR,
+};
+
+/**
+ * Anything thrown while handling a frame, as the agent is told it: a HubRefusal as it is, a TaskError by its
+ * reason (its message and facts are fit for a peer), anything else generically (its text is the router's own).
+ */
 export function toHubRefusal(err: unknown): HubRefusal {
-  return err instanceof HubRefusal ? err : HubRefusal.internal("the router could not complete the request");
+  if (err instanceof HubRefusal) return err;
+  if (err instanceof TaskError) return new HubRefusal(HUB_REASON_CODES[err.reason], err.message, err.data);
+  return HubRefusal.internal("the router could not complete the request");
 }

@@ -7,6 +7,7 @@ import { fromThrown, REASON_ERRORS as OPENAI_ERRORS } from "../../router/faces/o
 import { restError } from "../../router/faces/rest/errors.js";
 import type { RunningRouter } from "../../router/index.js";
 import { RPC_ERROR_CODES as C, REASON_CODES, RpcError, rpcErrorBody } from "../../router/rpc/errors.js";
+import { HUB_ERROR_CODES, HUB_REASON_CODES, toHubRefusal } from "../../hub/wire/index.js";
 import { post, rpc } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
 
@@ -217,5 +218,18 @@ describe("over the wire", () => {
   test("the JSON-RPC face's own parse error is unchanged", async () => {
     const r = await post(router.url + "/rpc", "{not json", { "A2A-Version": "1.0" });
     expect(r.body.error).toEqual({ code: C.PARSE_ERROR, message: "Parse error: the body is not valid JSON" });
+  });
+});
+
+test("the hub: every reason has a hub code; a TaskError reaches the agent with its meaning, anything else generically", () => {
+  expect(Object.keys(HUB_REASON_CODES).sort()).toEqual([...TASK_ERROR_REASONS].sort());
+  for (const reason of TASK_ERROR_REASONS) {
+    const refusal = toHubRefusal(new TaskError(reason, `the ${reason} case`, { field: "artifact.parts" }));
+    expect(refusal.toJSON()).toEqual({ code: HUB_REASON_CODES[reason], message: `the ${reason} case`, data: { field: "artifact.parts" } });
+  }
+  expect(HUB_REASON_CODES["invalid-params"]).toBe(HUB_ERROR_CODES.INVALID_PARAMS);
+  expect(toHubRefusal(new TypeError("x is not a function")).toJSON()).toEqual({
+    code: HUB_ERROR_CODES.INTERNAL_ERROR,
+    message: "Internal error: the router could not complete the request",
   });
 });
