@@ -3,6 +3,8 @@ import type { RouterConfigInput } from "./config/config.js";
 import { createLogger } from "./observability/logger.js";
 import { SchemaRegistry } from "./schema/validator.js";
 import { startRouter } from "./server.js";
+import { startupBanner, wantsBanner } from "./startup-banner.js";
+import { VERSION } from "./version.js";
 
 /** How long a graceful shutdown may take before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -50,6 +52,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
     };
     const config = resolveConfig(schemas, { file: readConfigFile(flags.config), env: configFromEnv(process.env), flags: flagLayer });
     router = await startRouter({ config, logger, schemas });
+    if (wantsBanner()) {
+      const agents = router.agents.list().map((a) => a.info.id);
+      process.stdout.write(startupBanner({ url: router.url, publicUrl: config.publicUrl, version: VERSION, agents }));
+    }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`a2a-router: ${message.split("\n")[0]}\n`);

@@ -12,6 +12,7 @@ import { apiKeyGuard, callerOf } from "./auth.js";
 import { originGuard } from "./cors.js";
 import { bodyBudget, overLimitGate } from "./limits.js";
 import { jsonErrors, jsonNotFound } from "./errors.js";
+import { indexPage, routerLinks } from "./links.js";
 import { requestOrigin, setOriginPolicy } from "./origin.js";
 import { rpcHandler } from "./rpc-route.js";
 import { sseOptions } from "./sse-options.js";
@@ -79,17 +80,25 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.bodyBytesInFlight !== undefined) app.use(bodyBudget(deps.bodyBytesInFlight, deps.maxBodyBytes));
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
-  // A browser or curl pointed at the root learns where things are instead of a bare 404.
+  // A browser or curl pointed at the root learns where things are instead of a bare 404: JSON for clients,
+  // a page of links for a browser that asks for HTML.
   app.get("/", (req, res) => {
     const { baseUrl, version } = deps.card(requestOrigin(req));
-    res.json({
+    const links = routerLinks(baseUrl);
+    const index = {
       name: "a2a-router",
       version,
-      rpc: `${baseUrl}/rpc`,
+      chat: links.chat,
+      openai: links.openai,
+      rpc: links.rpc,
       card: `${baseUrl}/.well-known/agent-card.json`,
-      agents: `${baseUrl}/agents`,
-      hub: `${baseUrl.replace(/^http/, "ws")}/hub`,
-    });
+      agents: links.agents,
+      hub: links.hub,
+      health: links.health,
+    };
+    res.vary("Accept");
+    if (req.accepts(["json", "html"]) === "html") return void res.type("html").send(indexPage(index));
+    res.json(index);
   });
   const metricsGuard = deps.metricsPublic ? [] : [guard];
   app.get("/metrics", ...metricsGuard, async (_req, res) => {

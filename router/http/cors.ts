@@ -10,6 +10,12 @@ export const CORS_ALLOW = {
   headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id, x-api-key",
   /** Seconds a browser may cache a preflight answer. */
   maxAge: "600",
+  /**
+   * Response headers a browser app may read cross-origin (beyond the CORS-safelisted ones): the chat faces'
+   * task and session ids, the AI SDK stream marker, `x-should-retry` (the openai client reads it), and the
+   * refusals' `Retry-After` and `WWW-Authenticate`.
+   */
+  exposeHeaders: "x-task-id, x-session-id, x-vercel-ai-ui-message-stream, x-should-retry, retry-after, www-authenticate, a2a-version",
 } as const;
 
 /** Paths browsers may call cross-origin: /rpc, /, /agents/*, /v1/*, /api/*. */
@@ -27,7 +33,8 @@ export interface OriginGuardOptions {
 /**
  * CORS and the Origin check on state-changing requests, one middleware ahead of every route.
  *
- * - A listed origin gets `Access-Control-Allow-Origin` (with `Vary: Origin`) on every response, and its
+ * - A listed origin gets `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers` (with
+ *   `Vary: Origin`) on every response, and its
  *   preflights on the CORS paths are answered; an unlisted origin's preflight gets no allow headers.
  * - A POST (any non-GET/HEAD/OPTIONS) whose `Origin` is neither listed nor the router's own is refused with
  *   403 before auth and before its body is read: a page elsewhere cannot drive the router from a browser,
@@ -44,7 +51,7 @@ export function originGuard(options: OriginGuardOptions) {
     const origin = raw === undefined ? undefined : normalizeOrigin(raw);
     const isListed = origin !== undefined && listed.has(origin);
     if (listed.size > 0) res.vary("Origin");
-    if (isListed) res.set("Access-Control-Allow-Origin", origin);
+    if (isListed) res.set({ "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": CORS_ALLOW.exposeHeaders });
     if (req.method === "OPTIONS" && CORS_PATH.test(req.path)) {
       if (isListed) {
         res.set({

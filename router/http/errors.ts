@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
-import { refuse, type Refusal } from "./refusal.js";
+import { isOpenAiPath, refuse, type Refusal } from "./refusal.js";
 
 /**
  * The body-parser failures a client caused, by their `type`, with the status and the message it gets.
@@ -30,7 +30,7 @@ function undecodable(err: unknown, req: Request): (typeof CLIENT_FAULTS)[string]
 /** The last route: any path or method nothing answered gets 404 JSON (never express's HTML page). */
 export function jsonNotFound() {
   return (req: Request, res: Response): void => {
-    if (req.path.startsWith("/v1/")) return refuse(req, res, "not-found", `not found: ${req.method} ${req.path}`);
+    if (isOpenAiPath(req.path)) return refuse(req, res, "not-found", `not found: ${req.method} ${req.path}`);
     res.status(404).json({ error: `not found: ${req.method} ${req.path}` });
   };
 }

@@ -7,7 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "@jest/gl
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { connectAgent } from "../../agents/sdk/index.js";
 import { startRouter } from "../../router/index.js";
+import { memoryLogger } from "../sdk/helpers.js";
 import { ROOT } from "../helpers/spawn-router.js";
 import { startChatRig, type ChatRig } from "./helpers.js";
 
@@ -18,6 +20,9 @@ declare const document: {
   activeElement: { id: string; tagName: string; textContent: string | null } | null;
 };
 declare const localStorage: { getItem(key: string): string | null };
+declare const window: { scrollY: number; innerHeight: number; isSecureContext: boolean; scrollTo(x: number, y: number): void } & Record<string, unknown>;
+/** An element's laid-out box, inside page.evaluate callbacks. */
+type Boxed = { getBoundingClientRect(): { top: number; bottom: number } };
 
 let rig: ChatRig;
 let browser: Browser;
@@ -31,7 +36,8 @@ beforeAll(async () => {
   rig = await startChatRig();
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+    // chat.test is 127.0.0.1 under another name: an http origin that is not a secure context (a LAN address).
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--host-resolver-rules=MAP chat.test 127.0.0.1"],
   });
 });
 
@@ -79,7 +85,9 @@ describe("the chat page", () => {
     const page = await openPage(1100);
     await say(page, "eliza", "play some jazz");
     await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
-    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Sure! Let me play that.\n\nNow playing: **Some Jazz**");
+    // Markdown: two paragraphs, the bold as <strong>.
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("Sure! Let me play that.Now playing: Some Jazz");
+    await expect(page.textContent(`${lastAssistant} .answer p:last-child strong`)).resolves.toBe("Some Jazz");
 
     await say(page, "stepper", "world");
     await rig.stepped.reached("status-1");
@@ -193,14 +201,110 @@ describe("the chat page", () => {
       await page.waitForSelector("body[data-ready=true]");
       await page.evaluate(() => (document.activeElement as unknown as { blur(): void }).blur());
       const order: string[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 6; i++) {
         await page.keyboard.press("Tab");
         order.push(await page.evaluate(() => document.activeElement?.id || `${document.activeElement?.tagName}:${document.activeElement?.textContent}`));
       }
-      expect(order).toEqual(["agent", "new-chat", "SUMMARY:API key", "message", "send"]);
+      expect(order).toEqual(["agent", "new-chat", "SUMMARY:API key", "agent-card-toggle", "message", "send"]);
       await page.context().close();
     } finally {
       await router.close();
+    }
+  });
+});
+
+describe("the chat page as people use it", () => {
+  test("on a plain-http origin that is not localhost (not a secure context): agents load, a turn is answered", async () => {
+    // Bound beyond loopback (as on a LAN), so a page on another host name is the router's own origin.
+    const router = await startRouter({ host: "0.0.0.0", port: 0, store: "memory", eliza: false, config: { apiKeys: ["k-lan"] } });
+    try {
+      const page = await openPage(375, 740, `http://chat.test:${router.port}`);
+      await expect(page.evaluate(() => window.isSecureContext)).resolves.toBe(false);
+      await expect(page.textContent("#error")).resolves.toContain("needs an API key");
+      await page.click("#settings summary");
+      await page.fill("#api-key", "wrong");
+      await page.press("#api-key", "Enter");
+      // A key that is there but refused says so, not "needs a key".
+      await page.waitForFunction(() => document.querySelector("#error")?.textContent?.includes("was refused") ?? false);
+      await page.click("#settings summary");
+      await page.fill("#api-key", "k-lan");
+      await page.press("#api-key", "Enter");
+      await page.waitForFunction(() => document.querySelector("#error")?.textContent === "");
+      await say(page, "echo", "from a phone");
+      await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+      await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toBe("from a phone");
+      await page.context().close();
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("markdown renders; HTML in an answer is shown as text and never runs", async () => {
+    const page = await openPage(1100);
+    const evil = 'A **bold** move, `code` and [a link](https://example.com/x). <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> [bad](javascript:window.pwned=3)';
+    await say(page, "echo", evil);
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.textContent(`${lastAssistant} .answer strong`)).resolves.toBe("bold");
+    await expect(page.textContent(`${lastAssistant} .answer code`)).resolves.toBe("code");
+    await expect(page.getAttribute(`${lastAssistant} .answer a`, "href")).resolves.toBe("https://example.com/x");
+    expect(await page.locator(`${lastAssistant} .answer a`).count()).toBe(1); // javascript: is no link
+    expect(await page.locator(`${lastAssistant} .answer img, ${lastAssistant} .answer script`).count()).toBe(0);
+    await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toContain('<img src=x onerror="window.pwned=1">');
+    await page.click(`${lastAssistant} .answer`);
+    await expect(page.evaluate(() => window.pwned)).resolves.toBeUndefined();
+    await page.context().close();
+  });
+
+  test("at 375 px the newest answer stays in view after many turns, unless the reader scrolled up; the card starts collapsed", async () => {
+    const page = await openPage(375, 640);
+    await expect(page.evaluate(() => (document.querySelector("#agent-card") as unknown as { open: boolean }).open)).resolves.toBe(false);
+    for (let i = 1; i <= 6; i++) {
+      await say(page, "echo", `turn ${i}: ${"a long line of words that wraps ".repeat(6)}\nand a second line`);
+      await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+      await page.waitForFunction(() => {
+        const last = document.querySelector(".msg.assistant:last-child") as unknown as Boxed;
+        const composer = document.querySelector("#composer") as unknown as Boxed;
+        const r = last.getBoundingClientRect();
+        return r.bottom <= window.innerHeight && r.bottom <= composer.getBoundingClientRect().top + 1 && r.bottom > 0;
+      });
+    }
+    await expect(page.evaluate(() => window.scrollY)).resolves.toBeGreaterThan(0);
+
+    // Scrolled up to read: a streaming turn leaves the view where the reader put it.
+    rig.stepped.reset();
+    await say(page, "stepper", "up");
+    await rig.stepped.reached("status-1");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForFunction(() => window.scrollY === 0);
+    rig.stepped.release("step-1");
+    rig.stepped.release("step-2");
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    await expect(page.evaluate(() => window.scrollY)).resolves.toBe(0);
+    await page.context().close();
+  });
+
+  test("an agent that disconnects is marked offline in the picker and on its card", async () => {
+    const leaver = connectAgent({ url: `${rig.router.url.replace(/^http/, "ws")}/hub`, name: "leaver", logger: memoryLogger() }).skill(
+      { name: "main", description: "says bye" },
+      async function* () {
+        yield "bye";
+      },
+    );
+    await leaver.ready;
+    try {
+      const page = await openPage(1100);
+      await page.waitForSelector('#agent option[value="leaver"][data-online="true"]', { state: "attached" });
+      await page.selectOption("#agent", "leaver");
+      await expect(page.textContent("#agent-online")).resolves.toBe("");
+      await leaver.close();
+      // The page reads /agents every few seconds (and on focus): no reload.
+      await page.waitForSelector('#agent option[value="leaver"][data-online="false"]', { state: "attached", timeout: 15_000 });
+      await expect(page.textContent('#agent option[value="leaver"]')).resolves.toBe("leaver (offline)");
+      await expect(page.textContent("#agent-online")).resolves.toBe("offline");
+      await expect(page.inputValue("#agent")).resolves.toBe("leaver");
+      await page.context().close();
+    } finally {
+      await leaver.close(); // again when the test got that far: closing twice is harmless
     }
   });
 });

@@ -1,12 +1,16 @@
 /** Reading the body `useChat` + `DefaultChatTransport` sends: `{id, messages, trigger, messageId, ...body}`. */
 import type { Request } from "express";
+import type { FilePart } from "../../core/model.js";
 import { MAX_ID_CHARS } from "../../service/id-limits.js";
+import { readFilePart } from "./file-parts.js";
 
 export interface UiChatRequest {
   /** The chat id: the A2A session (context) id. */
   chatId: string;
   /** The last user message's text: the task's message. */
   text: string;
+  /** The last user message's file parts, as A2A file parts (with `field`, for a refusal naming it). */
+  files: { part: FilePart; field: string }[];
   /** Body `agent`, else header `X-Agent`; absent: the default agent. */
   agent?: string;
 }
@@ -24,12 +28,19 @@ export function parseUiChatRequest(body: unknown, req: Request): Parsed<UiChatRe
   const parts = (b.messages[index] as { parts?: unknown }).parts;
   if (!Array.isArray(parts)) return { ok: false, message: "a UI message has parts", field: `messages[${index}].parts` };
   let text = "";
-  for (const part of parts) {
+  const files: UiChatRequest["files"] = [];
+  for (const [i, part] of parts.entries()) {
     const p = part as { type?: unknown; text?: unknown } | null;
     if (p?.type === "text" && typeof p.text === "string") text += p.text;
+    if (p?.type === "file") {
+      const field = `messages[${index}].parts[${i}]`;
+      const read = readFilePart(p as Record<string, unknown>, field);
+      if (!read.ok) return read;
+      files.push({ part: read.part, field });
+    }
   }
   if (b.agent !== undefined && b.agent !== null && typeof b.agent !== "string") return { ok: false, message: "agent must be a string (an agent id or name)", field: "agent" };
   const header = req.get("x-agent");
   const agent = typeof b.agent === "string" && b.agent !== "" ? b.agent : header !== undefined && header !== "" ? header : undefined;
-  return { ok: true, value: { chatId: b.id, text, ...(agent !== undefined && { agent }) } };
+  return { ok: true, value: { chatId: b.id, text, files, ...(agent !== undefined && { agent }) } };
 }

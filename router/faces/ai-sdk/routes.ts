@@ -7,11 +7,13 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import type { StreamEvent } from "../../core/model.js";
+import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { sendBadRequest, sendRefusal } from "./errors.js";
-import { parseUiChatRequest } from "./request.js";
+import { acceptsMediaType } from "./file-parts.js";
+import { parseUiChatRequest, type UiChatRequest } from "./request.js";
 import { createUiChunkReader, type UiTurn } from "./ui-chunks.js";
 
 export interface AiSdkFaceDeps {
@@ -37,8 +39,12 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
     if (!request.ok) return sendBadRequest(res, request.message, request.field);
     const signal = clientGone(res);
     try {
-      const { chatId, text, agent } = request.value;
-      const turn = await startChatTurn(deps.service, { agent, sessionId: chatId, text, scope: callerScope(res), signal });
+      const { chatId, text, agent, files } = request.value;
+      const scope = callerScope(res);
+      const refused = refusedFile(deps.service, agent, files, scope);
+      if (refused) return sendBadRequest(res, refused.message, refused.field);
+      const parts = files.map((f) => f.part);
+      const turn = await startChatTurn(deps.service, { agent, sessionId: chatId, text, files: parts, scope, signal });
       const ui = { taskId: turn.task.id, contextId: turn.task.contextId, agentId: turn.task.agentId, fromSeq: turn.fromSeq };
       await writeTurn(res, ui, turn.events, rawEvents(req), deps);
     } catch (err) {
@@ -72,6 +78,22 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
       sendRefusal(res, err);
     }
   });
+}
+
+/** The first file the agent's own card says it does not take (`defaultInputModes`), as a refusal. */
+function refusedFile(service: TaskService, agent: string | undefined, files: UiChatRequest["files"], scope: Scope): { message: string; field: string } | undefined {
+  if (files.length === 0) return undefined;
+  const id = agent ?? service.defaultAgentId(scope.caller);
+  const found = id === undefined ? undefined : service.findAgent(id, scope.caller);
+  if (!found) return undefined; // the turn itself refuses an unknown agent, in its own words
+  for (const { part, field } of files) {
+    const type = part.file.mimeType ?? "application/octet-stream";
+    if (!acceptsMediaType(found.info.card, type)) {
+      const modes = (found.info.card?.defaultInputModes as unknown[]).join(", ");
+      return { message: `agent "${found.info.id}" does not accept ${type} files (its card's defaultInputModes: ${modes})`, field: `${field}.mediaType` };
+    }
+  }
+  return undefined;
 }
 
 function rawEvents(req: Request): boolean {

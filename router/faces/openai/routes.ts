@@ -35,13 +35,13 @@ export function mountOpenAiFace(app: Express, deps: OpenAiFaceDeps): void {
 
   app.get("/v1/models", pre, (_req: Request, res: Response) => {
     const agents = deps.service.listAgents(callerScope(res).caller);
-    res.json({ object: "list", data: agents.map((a) => modelOf(a.info.id)) });
+    res.json({ object: "list", data: agents.map((a) => modelOf(a.info.id, a.isOnline())) });
   });
 
   app.get("/v1/models/:model", pre, (req: Request, res: Response) => {
     const agent = deps.service.findAgent(String(req.params.model), callerScope(res).caller);
     if (!agent) return sendError(res, REQUEST_ERRORS.notFound, `The model '${req.params.model}' does not exist`, "model");
-    res.json(modelOf(agent.info.id));
+    res.json(modelOf(agent.info.id, agent.isOnline()));
   });
 
   app.post("/v1/chat/completions", pre, body, async (req: Request, res: Response) => {
@@ -69,8 +69,9 @@ export function mountOpenAiFace(app: Express, deps: OpenAiFaceDeps): void {
   });
 }
 
-function modelOf(id: string) {
-  return { id, object: "model", created: STARTED, owned_by: "a2a-router" };
+/** An agent as an OpenAI model; `a2a.online` lets a picker mark agents that cannot answer now. */
+function modelOf(id: string, online: boolean) {
+  return { id, object: "model", created: STARTED, owned_by: "a2a-router", a2a: { online } };
 }
 
 /** The OpenAI fields every reply and chunk share, plus the router's ids under `a2a` (cancel needs them). */

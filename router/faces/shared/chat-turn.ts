@@ -3,7 +3,7 @@
  * message is the task's message, and a session whose newest task waits for input continues that task.
  */
 import { randomUUID } from "node:crypto";
-import type { StreamEvent, Message, SendRequest } from "../../core/model.js";
+import type { FilePart, StreamEvent, Message, Part, SendRequest } from "../../core/model.js";
 import { dialectByName } from "../../dialects/index.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
@@ -20,6 +20,8 @@ export interface ChatTurnRequest {
   /** The session (= A2A context id); absent: a new context. */
   sessionId?: string;
   text: string;
+  /** Files sent with the text (the AI SDK face's attachments), after it. */
+  files?: readonly FilePart[];
   scope: Scope;
   /** Ends reading the events (the client went away); the turn itself goes on. */
   signal?: AbortSignal;
@@ -30,7 +32,7 @@ export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
 /** Starts the turn and returns its live events. TaskErrors (unknown agent, offline, ...) reach the face. */
 export async function startChatTurn(service: TaskService, req: ChatTurnRequest): Promise<ChatTurn> {
   const waiting = req.sessionId === undefined ? undefined : await waitingTask(service, req.sessionId, req.agent, req.scope);
-  const message: Message = { role: "user", parts: [{ kind: "text", text: req.text }], messageId: randomUUID() };
+  const message: Message = { role: "user", parts: messageParts(req), messageId: randomUUID() };
   const send: SendRequest = {
     message,
     metadata: req.agent === undefined ? {} : { agent: req.agent },
@@ -47,4 +49,10 @@ async function waitingTask(service: TaskService, sessionId: string, agent: strin
   if (!task || !WAITING.has(task.status.state)) return undefined;
   if (agent !== undefined && service.findAgent(agent, scope.caller)?.info.id !== task.agentId) return undefined;
   return task.id;
+}
+
+/** The text, then the files; a message of files alone has no empty text part. */
+function messageParts(req: ChatTurnRequest): Part[] {
+  const files = req.files ?? [];
+  return req.text === "" && files.length > 0 ? [...files] : [{ kind: "text", text: req.text }, ...files];
 }

@@ -6,7 +6,14 @@
 import { createReplyReader } from "/chat/reply.js";
 import { applyChanges, messageElement, updateMessage } from "./render.js";
 import { readDataEvents } from "./sse.js";
-import { loadState, saveState } from "./store.js";
+import { loadState, newId, saveState } from "./store.js";
+
+/** How often the agent list (and each agent's online state) is read again; also on focus. */
+const AGENTS_POLL_MS = 5000;
+/** Phone width: the agent card starts collapsed there (chat.css uses the same break). */
+const NARROW = "(max-width: 480px)";
+/** How close to the bottom (px) still counts as "reading the newest message". */
+const NEAR_BOTTOM_PX = 80;
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -15,6 +22,8 @@ const els = {
   keyForm: $("key-form"),
   apiKey: $("api-key"),
   settings: $("settings"),
+  card: $("agent-card"),
+  agentOnline: $("agent-online"),
   agentName: $("agent-name"),
   agentDescription: $("agent-description"),
   agentSkills: $("agent-skills"),
@@ -36,8 +45,9 @@ function headers(extra = {}) {
   return { ...extra, ...(state.apiKey ? { authorization: `Bearer ${state.apiKey}` } : {}) };
 }
 
-function showError(text) {
+function showError(text, source = "agents") {
   els.error.textContent = text;
+  els.error.dataset.source = text ? source : "";
 }
 
 async function errorText(res) {
@@ -49,6 +59,13 @@ async function errorText(res) {
   }
 }
 
+/** The messages the router's 401 means: no key at all, or one it refused. */
+function keyError() {
+  return state.apiKey
+    ? "The saved API key was refused (wrong or revoked?): open “API key” and check it."
+    : "This router needs an API key: open “API key” and save one.";
+}
+
 function raw(line) {
   els.rawLog.textContent += `${line}\n`;
   els.rawLog.scrollTop = els.rawLog.scrollHeight;
@@ -57,32 +74,44 @@ function raw(line) {
 // ---- agents ----
 
 async function loadAgents() {
-  const res = await fetch("/agents", { headers: headers() });
-  if (!res.ok) {
-    showError(res.status === 401 ? "This router needs an API key: open “API key” and save one." : await errorText(res));
+  let res;
+  try {
+    res = await fetch("/agents", { headers: headers() });
+  } catch {
+    showError("The router cannot be reached; retrying.");
     return;
   }
-  showError("");
+  if (!res.ok) {
+    showError(res.status === 401 ? keyError() : await errorText(res));
+    return;
+  }
+  if (els.error.dataset.source === "agents") showError("");
   const listing = await res.json();
   agents = listing.agents;
-  els.agent.replaceChildren(
-    ...agents.map((a) => {
-      const o = document.createElement("option");
-      o.value = a.id;
-      o.textContent = a.online ? a.name : `${a.name} (offline)`;
-      return o;
-    }),
-  );
+  // Rebuilt only when something changed, so a poll never disturbs an open picker.
+  const options = agents.map((a) => [a.id, a.online ? a.name : `${a.name} (offline)`, String(a.online)]);
+  if (JSON.stringify(options) !== els.agent.dataset.options) {
+    els.agent.replaceChildren(
+      ...options.map(([id, label, online]) => {
+        const o = document.createElement("option");
+        o.value = id;
+        o.textContent = label;
+        o.dataset.online = online;
+        return o;
+      }),
+    );
+    els.agent.dataset.options = JSON.stringify(options);
+  }
   // A first visit starts on the router's default agent (the one a request that names none reaches).
   if (!agents.some((a) => a.id === state.agent)) state.agent = listing.defaultAgent ?? agents[0]?.id ?? "";
   els.agent.value = state.agent;
   showCard();
 }
-
 function showCard() {
   const agent = agents.find((a) => a.id === state.agent);
   const card = agent?.card ?? {};
   els.agentName.textContent = agent ? card.name ?? agent.name : "No agent";
+  els.agentOnline.textContent = agent && !agent.online ? "offline" : "";
   els.agentDescription.textContent = card.description ?? "";
   els.agentSkills.replaceChildren(
     ...(card.skills ?? []).map((s) => {
@@ -97,6 +126,19 @@ function showCard() {
 
 function renderAll() {
   els.transcript.replaceChildren(...state.messages.map(messageElement));
+}
+
+/** Whether the reader is at the newest message; scrolling up to read earlier ones turns following off. */
+let following = true;
+
+function nearBottom() {
+  const doc = document.documentElement;
+  return window.scrollY + window.innerHeight >= doc.scrollHeight - NEAR_BOTTOM_PX;
+}
+
+/** Keeps the newest message in view, unless the reader scrolled up. */
+function follow() {
+  if (following) window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" });
 }
 
 function lastElement() {
@@ -126,6 +168,7 @@ async function readTurn(res, msg) {
       raw(JSON.stringify(chunk.data));
       applyChanges(msg, reader.feed(chunk.data), chunk.data);
       updateMessage(li, msg);
+      follow();
       saveState(state);
     } else if (chunk.type === "error" && !msg.error) {
       msg.error = chunk.errorText;
@@ -133,7 +176,7 @@ async function readTurn(res, msg) {
   }
 }
 
-async function follow(res, msg) {
+async function followTurn(res, msg) {
   setBusy(true);
   try {
     await readTurn(res, msg);
@@ -146,6 +189,7 @@ async function follow(res, msg) {
   if (msg.state === "running") await settle(msg);
   setBusy(false);
   updateMessage(lastElement(), msg);
+  follow();
   saveState(state);
 }
 
@@ -179,6 +223,9 @@ async function send(text) {
   state.messages.push(msg);
   saveState(state);
   els.transcript.append(messageElement(state.messages[state.messages.length - 2]), messageElement(msg));
+  // Sending is reading the newest message again.
+  following = true;
+  follow();
   setBusy(true);
   let res;
   try {
@@ -190,7 +237,7 @@ async function send(text) {
       body: JSON.stringify({
         id: state.chatId,
         agent: state.agent || undefined,
-        messages: [{ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text }] }],
+        messages: [{ id: newId(), role: "user", parts: [{ type: "text", text }] }],
         trigger: "submit-message",
       }),
     });
@@ -201,13 +248,17 @@ async function send(text) {
   if (!res?.ok) {
     msg.state = "failed";
     msg.error ??= await errorText(res);
-    if (res?.status === 401) showError("This router needs an API key: open “API key” and save one.");
+    if (res?.status === 401) {
+      msg.error = keyError();
+      showError(keyError(), "send");
+    }
     updateMessage(lastElement(), msg);
+    follow();
     saveState(state);
     setBusy(false);
     return;
   }
-  await follow(res, msg);
+  await followTurn(res, msg);
 }
 
 /** After a reload: reattach to the chat's running turn, replayed from its start. */
@@ -228,7 +279,7 @@ async function resume() {
   }
   Object.assign(msg, { text: "", status: "", artifacts: {}, error: undefined });
   raw("— reattached to the running turn —");
-  await follow(res, msg);
+  await followTurn(res, msg);
 }
 
 async function stop() {
@@ -240,7 +291,7 @@ async function stop() {
 
 function newChat() {
   reading?.abort();
-  state.chatId = crypto.randomUUID();
+  state.chatId = newId();
   state.messages = [];
   saveState(state);
   els.rawLog.textContent = "";
@@ -276,12 +327,21 @@ els.keyForm.addEventListener("submit", (e) => {
   e.preventDefault();
   state.apiKey = els.apiKey.value.trim();
   saveState(state);
+  showError("");
   els.settings.open = false;
   void loadAgents();
 });
 
+window.addEventListener("scroll", () => (following = nearBottom()), { passive: true });
+window.addEventListener("focus", () => void loadAgents());
+document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && void loadAgents());
+setInterval(() => document.visibilityState === "visible" && void loadAgents(), AGENTS_POLL_MS);
+
+// The card takes a third of a phone screen: there it starts collapsed (its summary still names the agent).
+if (window.matchMedia(NARROW).matches) els.card.open = false;
 els.apiKey.value = state.apiKey;
 renderAll();
+follow();
 setBusy(Boolean(running()));
 await loadAgents();
 document.body.dataset.ready = "true";

@@ -4,6 +4,10 @@
  */
 
 import { appendParts } from "/chat/reply.js";
+import { renderMarkdown } from "./markdown.js";
+
+/** The answer text each answer element shows (re-rendered only when it changed). */
+const rendered = new WeakMap();
 
 /** Creates the <li> of a message and fills it. */
 export function messageElement(msg) {
@@ -41,7 +45,11 @@ export function updateMessage(li, msg) {
   const answer = li.querySelector(".answer");
   // Screen readers hear the answer once it is whole, not every delta.
   answer.setAttribute("aria-busy", String(running));
-  answer.textContent = msg.text;
+  // Markdown, rendered as DOM nodes only: HTML in an answer shows as text (markdown.js).
+  if (rendered.get(answer) !== msg.text) {
+    renderMarkdown(answer, msg.text);
+    rendered.set(answer, msg.text);
+  }
   const status = li.querySelector(".status");
   status.dataset.state = msg.statusState ?? "";
   status.textContent = running ? msg.status ?? "" : "";
