@@ -59,6 +59,8 @@ export class TaskEngine {
   #leases: TurnLeases;
   /** Runs agents' turns and appends their updates to the log. */
   #turns: TurnRunner;
+  /** Streams waiting for a task's next turn (a task waiting for input), by task. */
+  #turnWaiters = new Map<string, Set<() => void>>();
   /** What startTurn returned -> its turn, for turnResult. */
   #started = new WeakMap<object, LiveTask>();
   /** Where turns run and under which lease (alone, or one router of a cluster). */
@@ -110,6 +112,7 @@ export class TaskEngine {
       unstoredFailure: (taskId) => this.#failures.get(taskId),
       ...(cluster && { cluster }),
       onFallback: () => void this.#fallbacks++,
+      nextTurn: (taskId, afterSeq, signal) => this.#nextTurn(taskId, afterSeq, signal),
     };
   }
 
@@ -267,6 +270,7 @@ export class TaskEngine {
       finish,
     };
     this.#live.set(task.id, live);
+    this.#wakeTurnWaiters(task.id);
     this.#commits.add(task);
     const stored = this.#commits.flushed(task.id);
     const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
@@ -365,8 +369,36 @@ export class TaskEngine {
    * streamBufferBytes bytes, or what one live stream collected since it last took) and `close()` it when
    * their client goes away; `signal` closes it too.
    */
-  events(taskId: string, afterSeq: number, signal?: AbortSignal): EventStream {
-    return new EventStream(this.#streams, taskId, afterSeq, signal);
+  events(taskId: string, afterSeq: number, signal?: AbortSignal, opts: { untilTaskEnds?: boolean } = {}): EventStream {
+    return new EventStream(this.#streams, taskId, afterSeq, signal, opts.untilTaskEnds === true);
+  }
+
+  /**
+   * Resolves once the task's log grows past `afterSeq` or a turn of it starts here (another instance's
+   * append, in a cluster), or `signal` aborts: what a stream waiting for a task's next turn awaits.
+   */
+  async #nextTurn(taskId: string, afterSeq: number, signal: AbortSignal): Promise<void> {
+    const cluster = this.#placement.cluster;
+    if (cluster) return cluster.waitForAppend(taskId, afterSeq, signal);
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let waiters = this.#turnWaiters.get(taskId);
+    if (!waiters) this.#turnWaiters.set(taskId, (waiters = new Set()));
+    waiters.add(wake);
+    signal.addEventListener("abort", wake, { once: true });
+    // Registered first, then looked: nothing that happens in between is missed.
+    if (this.#live.has(taskId) || (await this.#opts.store.readEvents(taskId, afterSeq, 1)).length > 0 || signal.aborted) wake();
+    await woken;
+    signal.removeEventListener("abort", wake);
+    waiters.delete(wake);
+    if (waiters.size === 0 && this.#turnWaiters.get(taskId) === waiters) this.#turnWaiters.delete(taskId);
+  }
+
+  #wakeTurnWaiters(taskId: string): void {
+    const waiters = this.#turnWaiters.get(taskId);
+    if (!waiters) return;
+    this.#turnWaiters.delete(taskId);
+    for (const wake of waiters) wake();
   }
 
   /**
@@ -388,6 +420,7 @@ export class TaskEngine {
 
   #fanOut(events: LoggedEvent[]): void {
     for (const event of events) {
+      if (this.#turnWaiters.size > 0) this.#wakeTurnWaiters(event.taskId);
       const live = this.#live.get(event.taskId);
       if (!live) continue;
       live.committedSeq = event.seq;
