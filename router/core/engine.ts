@@ -23,6 +23,7 @@ import { LocalPlacement, type PlacementHost, type TurnPlacement } from "./placem
 import { copyOfNew, newTask, nextTurn } from "./task-state.js";
 import { TurnRunner } from "./turn-runner.js";
 import { isTurnEnd, settledOrAfter } from "./turn-rules.js";
+import { TurnWaiters } from "./turn-waiters.js";
 
 export type { EngineObserver, EngineOptions };
 
@@ -60,7 +61,7 @@ export class TaskEngine {
   /** Runs agents' turns and appends their updates to the log. */
   #turns: TurnRunner;
   /** Streams waiting for a task's next turn (a task waiting for input), by task. */
-  #turnWaiters = new Map<string, Set<() => void>>();
+  #turnWaiters = new TurnWaiters();
   /** What startTurn returned -> its turn, for turnResult. */
   #started = new WeakMap<object, LiveTask>();
   /** Where turns run and under which lease (alone, or one router of a cluster). */
@@ -270,7 +271,7 @@ export class TaskEngine {
       finish,
     };
     this.#live.set(task.id, live);
-    this.#wakeTurnWaiters(task.id);
+    this.#turnWaiters.wake(task.id);
     this.#commits.add(task);
     const stored = this.#commits.flushed(task.id);
     const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
@@ -377,28 +378,10 @@ export class TaskEngine {
    * Resolves once the task's log grows past `afterSeq` or a turn of it starts here (another instance's
    * append, in a cluster), or `signal` aborts: what a stream waiting for a task's next turn awaits.
    */
-  async #nextTurn(taskId: string, afterSeq: number, signal: AbortSignal): Promise<void> {
+  #nextTurn(taskId: string, afterSeq: number, signal: AbortSignal): Promise<void> {
     const cluster = this.#placement.cluster;
     if (cluster) return cluster.waitForAppend(taskId, afterSeq, signal);
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    let waiters = this.#turnWaiters.get(taskId);
-    if (!waiters) this.#turnWaiters.set(taskId, (waiters = new Set()));
-    waiters.add(wake);
-    signal.addEventListener("abort", wake, { once: true });
-    // Registered first, then looked: nothing that happens in between is missed.
-    if (this.#live.has(taskId) || (await this.#opts.store.readEvents(taskId, afterSeq, 1)).length > 0 || signal.aborted) wake();
-    await woken;
-    signal.removeEventListener("abort", wake);
-    waiters.delete(wake);
-    if (waiters.size === 0 && this.#turnWaiters.get(taskId) === waiters) this.#turnWaiters.delete(taskId);
-  }
-
-  #wakeTurnWaiters(taskId: string): void {
-    const waiters = this.#turnWaiters.get(taskId);
-    if (!waiters) return;
-    this.#turnWaiters.delete(taskId);
-    for (const wake of waiters) wake();
+    return this.#turnWaiters.wait(taskId, signal, async () => this.#live.has(taskId) || (await this.#opts.store.readEvents(taskId, afterSeq, 1)).length > 0);
   }
 
   /**
@@ -420,7 +403,7 @@ export class TaskEngine {
 
   #fanOut(events: LoggedEvent[]): void {
     for (const event of events) {
-      if (this.#turnWaiters.size > 0) this.#wakeTurnWaiters(event.taskId);
+      if (!this.#turnWaiters.idle) this.#turnWaiters.wake(event.taskId);
       const live = this.#live.get(event.taskId);
       if (!live) continue;
       live.committedSeq = event.seq;
