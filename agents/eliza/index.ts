@@ -193,7 +193,7 @@ export { ReplyTextExtractor } from "./text-stream.js";
 export { VisibleReply, CALLBACK_SEPARATOR, type CallbackSnapshot } from "./visible-reply.js";
 export { rebuildAssistantText, toTranscript, type ConversationMessage } from "./transcript.js";
 export { compileParameters, toJsonSchema, type ParameterOutcome } from "./parameters.js";
-export { composePromptFromState, messageHandlerTemplate, shouldRespondTemplate } from "./templates.js";
+export { composePromptFromState, messageHandlerTemplate, parametersTemplate, shouldRespondTemplate } from "./templates.js";
 export { shouldBypassShouldRespond } from "./should-respond.js";
 export { checkCharacter, loadCharacterFile, defaultCharacter, CHARACTER_SCHEMA } from "./character.js";
 export { checkPlugin, loadPluginFile } from "./plugin-loader.js";

@@ -11,11 +11,20 @@ import type { XmlValue } from "./xml.js";
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: true, strict: false });
 addFormats.default(ajv);
 
-/** The outcome of extracting one action's parameters. */
-export type ParameterOutcome = { ok: true; parameters: Record<string, unknown> } | { ok: false; error: string };
+/**
+ * The outcome of extracting one action's parameters. A failure whose only problem is required parameters
+ * that were not given names them (`missing`) with the valid ones that were (`parameters`): the runtime asks
+ * the user for them instead of failing.
+ */
+export type ParameterOutcome =
+  | { ok: true; parameters: Record<string, unknown> }
+  | { ok: false; error: string; missing?: string[]; parameters?: Record<string, unknown> };
 
-/** Checks and completes the parameters the model gave one action. */
-export type ParameterValidator = (given: XmlValue | undefined) => ParameterOutcome;
+/**
+ * Checks and completes the parameters the model gave one action; `earlier`: the values given before (an
+ * answer to the question for the missing ones), which what is given now adds to and overrides.
+ */
+export type ParameterValidator = (given: XmlValue | undefined, earlier?: Record<string, unknown>) => ParameterOutcome;
 
 /** Turns an elizaOS parameter schema into plain JSON Schema (`enumValues` is elizaOS's alias of `enum`). */
 export function toJsonSchema(schema: ActionParameterSchema): Record<string, unknown> {
@@ -51,7 +60,7 @@ export function compileParameters(action: Action): ParameterValidator {
     properties: Object.fromEntries(params.map((p) => [p.name, toJsonSchema(p.schema)])),
     required: params.filter((p) => p.required).map((p) => p.name),
   });
-  return (given) => checkParameters(action.name, params, validate, given);
+  return (given, earlier) => checkParameters(action.name, params, validate, given, earlier);
 }
 
 function checkParameters(
@@ -59,17 +68,29 @@ function checkParameters(
   params: ActionParameter[],
   validate: ValidateFunction,
   given: XmlValue | undefined,
+  earlier: Record<string, unknown> = {},
 ): ParameterOutcome {
   const raw = typeof given === "object" ? given : {};
   const values: Record<string, unknown> = {};
   for (const p of params) {
     const value = lookup(raw, p.name);
-    if (value === undefined || value === "") continue; // absent: the default (if any) fills it
+    if (value === undefined || value === "") {
+      if (earlier[p.name] !== undefined) values[p.name] = earlier[p.name];
+      continue; // absent: the default (if any) fills it
+    }
     values[p.name] = precoerce(value, p.schema);
   }
   if (validate(values)) return { ok: true, parameters: values };
-  const problems = (validate.errors ?? []).map(describe);
-  return { ok: false, error: `${actionName}: ${[...new Set(problems)].join("; ")}` };
+  const errors = validate.errors ?? [];
+  const problems = errors.map(describe);
+  const error = `${actionName}: ${[...new Set(problems)].join("; ")}`;
+  const missing = errors.every((e) => e.keyword === "required" && e.instancePath === "")
+    ? errors.map((e) => (e.params as { missingProperty: string }).missingProperty)
+    : [];
+  if (missing.length === 0) return { ok: false, error };
+  // In the action's order, so the question reads as the action lists them.
+  const ordered = params.map((p) => p.name).filter((name) => missing.includes(name));
+  return { ok: false, error, missing: ordered, parameters: values };
 }
 
 /** Exact name first, then case-insensitive: models are loose with case. */

@@ -2,8 +2,11 @@
  * The action chain, where this runtime keeps the promises elizaOS's types make:
  * - actions run in the order the model listed them;
  * - `validate()` gates each one;
- * - parameters are extracted from the model's `<params>`, coerced and validated; a missing required or an
- *   invalid parameter fails the action with a clear error and the handler never runs;
+ * - parameters are extracted from the model's `<params>`, coerced and validated; an invalid parameter fails
+ *   the action with a clear error and the handler never runs; required parameters that are only missing
+ *   make the runtime ask for them (ask-back.ts): the question is sent, the outcome names them
+ *   (`missingParameters`, with the `parameters` given so far) and the chain stops, to go on when the user
+ *   answers;
  * - `values` of every finished action are merged into `state.values` of the next one;
  * - `continueChain: false` stops the chain;
  * - a throwing handler becomes a failed ActionResult and the chain goes on;
@@ -14,6 +17,7 @@
  * apply, and the user is not told.
  * Each handler that runs is framed by the ACTION_STARTED and ACTION_COMPLETED events (awaited, like elizaOS).
  */
+import { questionFor } from "./ask-back-text.js";
 import { EventType } from "./events.js";
 import type { AgentRuntime } from "./runtime.js";
 import type { ActionResult, Content, HandlerOptions, Memory, State } from "./types.js";
@@ -30,6 +34,10 @@ export interface ActionOutcome {
   error?: string;
   values?: Record<string, unknown>;
   data?: Record<string, unknown>;
+  /** The required parameters the action still lacks: the runtime asked for them (the turn waits for input). */
+  missingParameters?: string[];
+  /** With `missingParameters`: the valid parameters given so far. */
+  parameters?: Record<string, unknown>;
 }
 
 export interface ProcessActionsOptions {
@@ -38,6 +46,8 @@ export interface ProcessActionsOptions {
   onStreamChunk?: (chunk: string) => Promise<void>;
   /** Called right before an action's handler runs (after validate and parameters passed). */
   onActionStart?: (action: string) => void;
+  /** Parameters given in earlier turns, by action name: what this turn's `<params>` add to (asking back). */
+  earlier?: Record<string, Record<string, unknown>>;
 }
 
 /** The text the user sees when an action fails: names the action and the cause. */
@@ -137,7 +147,16 @@ export async function processActions(
 
         let parameters: Record<string, unknown> | undefined;
         if (action.parameters?.length) {
-          const checked = runtime.parameterValidator(action)(paramsFor(params, name) ?? paramsFor(params, requested));
+          const checked = runtime.parameterValidator(action)(paramsFor(params, name) ?? paramsFor(params, requested), options.earlier?.[name]);
+          if (!checked.ok && checked.missing && !options.signal?.aborted) {
+            // Only missing: ask for them, and stop here; the user's answer goes on with this action.
+            log.info({ action: name, missing: checked.missing }, "action asks for its missing parameters");
+            const result: ActionResult = { success: false, error: checked.error };
+            results.push(result);
+            outcomes.push({ ...outcome(name, result), missingParameters: checked.missing, parameters: checked.parameters ?? {} });
+            await callback({ text: questionFor(action, checked.missing), merge: "replace" }, name);
+            break chain;
+          }
           if (!checked.ok) {
             await fail(name, checked.error, withoutActionPrefix(name, checked.error));
             continue;

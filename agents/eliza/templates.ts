@@ -67,6 +67,36 @@ PARAMETERS:
 </response>
 </output>`;
 
+/**
+ * The prompt that reads a user's answer to the question for an action's missing parameters (asking back):
+ * `{{actionName}}`, `{{parameterList}}` (one line per parameter: name, description, type) and
+ * `{{messageText}}` are filled in. Override as `parametersTemplate`.
+ */
+export const parametersTemplate = `<task>{{agentName}} asked the user for the missing parameters of the action {{actionName}}. Read the user's answer.</task>
+
+<parameters>
+{{parameterList}}
+</parameters>
+
+<answer>
+{{messageText}}
+</answer>
+
+<instructions>
+Put each parameter the answer gives in <params>, under the action's element, one child element per parameter.
+Dates are written YYYY-MM-DD (today is {{today}}). Leave out any parameter the answer does not give; never guess.
+</instructions>
+
+<output>
+<response>
+    <params>
+        <{{actionName}}>
+            <paramName>value</paramName>
+        </{{actionName}}>
+    </params>
+</response>
+</output>`;
+
 const VARIABLE = /\{\{\{?\s*([\w.]+)\s*\}?\}\}/g;
 
 /**

@@ -6,7 +6,8 @@
  *   REPLY starts, when the first callback arrives, or at the end of the turn, whichever comes first;
  * - action callbacks (and action failures): `working` status snapshots of the whole visible reply, metadata
  *   `{fullText, merge, textKind: "snapshot"}`;
- * - the end: `completed` with the visible reply and `actionCallbackHistory`, or `failed` with the cause
+ * - the end: `completed` with the visible reply and `actionCallbackHistory`; `input-required` when an action
+ *   asked for its missing parameters (metadata `missingParameters`; ask-back.ts); or `failed` with the cause
  *   (`textKind: "snapshot"` whenever the status has a message).
  * Every status text the runtime sends is the whole visible reply (CONTRACT 9 "snapshot"): the runtime has no
  * status line apart from the reply, so it never sends "progress"; the model's tokens are the answer's deltas and
@@ -17,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import type { ExecuteContext } from "../../router/core/agent.js";
 import { agentText, TEXT_KIND_KEY, textOf, type AgentUpdate, type Metadata, type TaskStatus } from "../../router/core/model.js";
 import { AsyncQueue } from "../../router/core/async-queue.js";
+import { answerPendingAction, askedInHistory, PENDING_ACTION_KEY, pendingActionOf, type PendingAction } from "./ask-back.js";
 import { DEFAULT_MESSAGE_SOURCE, REPLY_ARTIFACT_ID } from "./defaults.js";
 import { userEntityId } from "./memory.js";
 import { handleMessage, type MessageHooks, type MessageOutcome } from "./message-handler.js";
@@ -241,11 +243,17 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
   const events = new TurnEvents(runtime, message);
   const work = (async () => {
     let outcome: MessageOutcome | undefined;
+    let asked: PendingAction | undefined;
     try {
       await raceAbort(events.started(), controller.signal);
-      outcome = await raceAbort(handleMessage(runtime, message, stream.hooks, { signal: controller.signal, roomType }), controller.signal);
+      // The answer to a question this task asked goes to the action that asked it (asking back).
+      asked = askedInHistory(ctx.task.history);
+      const handling = asked
+        ? answerPendingAction(runtime, message, asked, stream.hooks, { signal: controller.signal, roomType })
+        : handleMessage(runtime, message, stream.hooks, { signal: controller.signal, roomType });
+      outcome = await raceAbort(handling, controller.signal);
       const sent = outcome.status !== "discarded" ? await stream.persist(outcome, message.id) : undefined;
-      stream.end(finalUpdate(outcome, stream.reply));
+      stream.end(finalUpdate(outcome, stream.reply, asked !== undefined));
       events.ended();
       if (sent) events.sent(sent);
     } catch (err) {
@@ -274,13 +282,24 @@ export async function* runTurn(runtime: AgentRuntime, ctx: ExecuteContext, optio
   }
 }
 
-function finalUpdate(outcome: MessageOutcome, reply: VisibleReply): AgentUpdate {
+/** `answered`: the turn answered a question (the task's metadata then loses the earlier `missingParameters`). */
+function finalUpdate(outcome: MessageOutcome, reply: VisibleReply, answered: boolean): AgentUpdate {
   const metadata: Metadata = {
     actionCallbackHistory: reply.actionCallbackHistory,
     actionResults: resultsMetadata(outcome.actionResults),
   };
   if (outcome.status === "ignored") metadata.ignored = true;
   if (outcome.status === "discarded") metadata.discarded = true;
+  // An action that asked for its missing parameters: the turn waits for the answer. The question's message
+  // carries what is pending (the task's history keeps it for the next turn, see ask-back.ts).
+  const pending = pendingActionOf(outcome.actionResults);
+  if (pending) {
+    metadata.missingParameters = pending.missing;
+    metadata[TEXT_KIND_KEY] = "snapshot";
+    const message = { ...agentText(reply.text), metadata: { [PENDING_ACTION_KEY]: pending } };
+    return { kind: "status", status: { state: "input-required", message, timestamp: new Date().toISOString() }, final: true, metadata };
+  }
+  if (answered) metadata.missingParameters = [];
   // A turn that showed nothing (ignored, or actions that never called back) ends without a message.
   const status: TaskStatus = { state: "completed", timestamp: new Date().toISOString() };
   if (reply.text !== "") {

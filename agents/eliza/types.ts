@@ -121,6 +121,8 @@ export interface ActionParameterSchema {
   minimum?: number;
   maximum?: number;
   pattern?: string;
+  /** JSON Schema format ("date", "email", ...): checked by the validator; "date" marks a date for the local model. */
+  format?: string;
   properties?: Record<string, ActionParameterSchema>;
   items?: ActionParameterSchema;
 }
@@ -294,10 +296,13 @@ export interface GenerateTextParams {
 }
 
 export interface ModelRequestContext {
-  purpose: "shouldRespond" | "messageHandler";
+  /** `parameters`: the message answers a question for an action's missing parameters (`wanted`). */
+  purpose: "shouldRespond" | "messageHandler" | "parameters";
   messageText: string;
   character: Character;
   actions: Action[];
+  /** With `parameters`: the action and the parameters asked for. */
+  wanted?: { action: string; parameters: ActionParameter[] };
 }
 
 /** What an action, provider or evaluator sees of the runtime. */

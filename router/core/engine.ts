@@ -23,6 +23,7 @@ import { LocalPlacement, type PlacementHost, type TurnPlacement } from "./placem
 import { copyOfNew, newTask, nextTurn } from "./task-state.js";
 import { TurnRunner } from "./turn-runner.js";
 import { isTurnEnd, settledOrAfter } from "./turn-rules.js";
+import { TurnWaiters } from "./turn-waiters.js";
 
 export type { EngineObserver, EngineOptions };
 
@@ -59,6 +60,8 @@ export class TaskEngine {
   #leases: TurnLeases;
   /** Runs agents' turns and appends their updates to the log. */
   #turns: TurnRunner;
+  /** Streams waiting for a task's next turn (a task waiting for input), by task. */
+  #turnWaiters = new TurnWaiters();
   /** What startTurn returned -> its turn, for turnResult. */
   #started = new WeakMap<object, LiveTask>();
   /** Where turns run and under which lease (alone, or one router of a cluster). */
@@ -110,6 +113,7 @@ export class TaskEngine {
       unstoredFailure: (taskId) => this.#failures.get(taskId),
       ...(cluster && { cluster }),
       onFallback: () => void this.#fallbacks++,
+      nextTurn: (taskId, afterSeq, signal) => this.#nextTurn(taskId, afterSeq, signal),
     };
   }
 
@@ -267,6 +271,7 @@ export class TaskEngine {
       finish,
     };
     this.#live.set(task.id, live);
+    this.#turnWaiters.wake(task.id);
     this.#commits.add(task);
     const stored = this.#commits.flushed(task.id);
     const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
@@ -365,8 +370,18 @@ export class TaskEngine {
    * streamBufferBytes bytes, or what one live stream collected since it last took) and `close()` it when
    * their client goes away; `signal` closes it too.
    */
-  events(taskId: string, afterSeq: number, signal?: AbortSignal): EventStream {
-    return new EventStream(this.#streams, taskId, afterSeq, signal);
+  events(taskId: string, afterSeq: number, signal?: AbortSignal, opts: { untilTaskEnds?: boolean } = {}): EventStream {
+    return new EventStream(this.#streams, taskId, afterSeq, signal, opts.untilTaskEnds === true);
+  }
+
+  /**
+   * Resolves once the task's log grows past `afterSeq` or a turn of it starts here (another instance's
+   * append, in a cluster), or `signal` aborts: what a stream waiting for a task's next turn awaits.
+   */
+  #nextTurn(taskId: string, afterSeq: number, signal: AbortSignal): Promise<void> {
+    const cluster = this.#placement.cluster;
+    if (cluster) return cluster.waitForAppend(taskId, afterSeq, signal);
+    return this.#turnWaiters.wait(taskId, signal, async () => this.#live.has(taskId) || (await this.#opts.store.readEvents(taskId, afterSeq, 1)).length > 0);
   }
 
   /**
@@ -388,6 +403,7 @@ export class TaskEngine {
 
   #fanOut(events: LoggedEvent[]): void {
     for (const event of events) {
+      if (!this.#turnWaiters.idle) this.#turnWaiters.wake(event.taskId);
       const live = this.#live.get(event.taskId);
       if (!live) continue;
       live.committedSeq = event.seq;

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { EngineCluster } from "./cluster.js";
 import type { LiveTask } from "./engine-types.js";
-import { TURN_END_STATES, type StreamEvent, type TaskStatus } from "./model.js";
+import { isTerminal, TURN_END_STATES, type StreamEvent, type TaskStatus } from "./model.js";
 import type { SharedLog } from "./shared-log.js";
 import type { TaskStore } from "./store.js";
 import { CLOSED, OVERFLOW, Subscriber } from "./subscriber.js";
@@ -21,6 +21,8 @@ export interface EventStreamHost {
   cluster?: EngineCluster;
   /** A live stream fell behind and went back to reading the log (counted for metrics). */
   onFallback(): void;
+  /** Resolves once the task's log grows past `afterSeq` or a turn of it starts, or `signal` aborts. */
+  nextTurn(taskId: string, afterSeq: number, signal: AbortSignal): Promise<void>;
 }
 
 type Batch = IteratorResult<StreamEvent[], undefined>;
@@ -47,6 +49,8 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
   readonly #host: EventStreamHost;
   readonly #taskId: string;
   readonly #reader = ++streamsMade;
+  /** Goes on through the turns that follow one ending in input-required (a resubscription), until the task ends. */
+  readonly #untilTaskEnds: boolean;
   /** The seq of the last event handed out. */
   #cursor: number;
   /** The last batch handed out ended a turn at this seq: whether the stream ends is decided at the next read. */
@@ -64,9 +68,10 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
   #batch: StreamEvent[] | undefined;
   #at = 0;
 
-  constructor(host: EventStreamHost, taskId: string, afterSeq: number, signal?: AbortSignal) {
+  constructor(host: EventStreamHost, taskId: string, afterSeq: number, signal?: AbortSignal, untilTaskEnds = false) {
     this.#host = host;
     this.#taskId = taskId;
+    this.#untilTaskEnds = untilTaskEnds;
     this.#cursor = afterSeq;
     if (signal?.aborted) this.close();
     else if (signal) {
@@ -117,6 +122,14 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
     // A batch ends at the turn's end, or at a failure that could not be logged (no seq).
     const end = got.findIndex((e) => e.seq === undefined || isTurnEnd(e));
     if (end >= 0) {
+      const last = got[end]!;
+      if (this.#untilTaskEnds && last.seq !== undefined && last.kind === "status" && !isTerminal(last.status.state)) {
+        // The turn waits for input: the next one is read from the log once it starts (see #fromLog).
+        this.#cursor = last.seq;
+        this.#turnEndAt = last.seq;
+        this.#leaveLive();
+        return done(end === got.length - 1 ? got : got.slice(0, end + 1));
+      }
       this.#end();
       return done(end === got.length - 1 ? got : got.slice(0, end + 1));
     }
@@ -181,7 +194,8 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
     if (this.#turnEndAt !== undefined) {
       const seq = this.#turnEndAt;
       this.#turnEndAt = undefined;
-      if (!(await this.#continuesAfter(seq))) return this.#end();
+      // A task waiting for input is waited on below, by a stream that goes on until the task ends.
+      if (!this.#untilTaskEnds && !(await this.#continuesAfter(seq))) return this.#end();
     }
     for (;;) {
       if (this.#closed) return this.#end();
@@ -222,6 +236,10 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
         if (elsewhere === "appended") continue;
         if (elsewhere === "running") {
           await this.#host.cluster!.waitForAppend(taskId, cursor, this.#signal());
+          continue;
+        }
+        if (this.#untilTaskEnds && (await this.#waitsForInput())) {
+          await this.#host.nextTurn(taskId, cursor, this.#signal());
           continue;
         }
         return this.#end();
@@ -280,6 +298,12 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
    */
   #heldBytes(): number {
     return Math.max(1, Math.floor(this.#host.options.streamBufferBytes / 2));
+  }
+
+  /** Whether the task's turn has ended without ending the task (input-required, auth-required). */
+  async #waitsForInput(): Promise<boolean> {
+    const task = await this.#host.store.getTask(this.#taskId);
+    return task !== undefined && TURN_END_STATES.has(task.status.state) && !isTerminal(task.status.state);
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */

@@ -120,8 +120,8 @@ export class A2ARequestHandler {
 
   /**
    * Resumes a task's stream: after `Last-Event-ID`, exactly the logged events after it; otherwise the task as
-   * it is now (v1.0: the Task; v0.1/v0.3: its artifacts and status as events), then its live events while a
-   * turn runs. A finished task cannot be subscribed to in a dialect that says so (v1.0 spec 3.1.6).
+   * it is now (v1.0: the Task; v0.1/v0.3: its artifacts and status as events), then its live events, through
+   * the turns that follow while it waits for input (v1.0 3.1.6). A finished task cannot be subscribed to in a dialect that says so (v1.0 spec 3.1.6).
    */
   async #subscribe(dialect: Dialect, params: unknown, scope: Scope, ctx: RequestContext): Promise<HandlerResult> {
     const ref = dialect.toTaskRef(params);
@@ -143,10 +143,11 @@ export class A2ARequestHandler {
     const turnOver = TURN_END_STATES.has(task.status.state);
     const base = { taskId: task.id, contextId: task.contextId, seq: undefined };
     // The closing status of a finished turn carries what its logged final event carried (cost, history).
-    const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: turnOver, ...(lastStatusMetadata && { metadata: lastStatusMetadata }) };
+    // A task waiting for input keeps its stream open for the turns to come: its snapshot is not final.
+    const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: events === undefined, ...(lastStatusMetadata && { metadata: lastStatusMetadata }) };
     const artifacts: OutboundEvent[] = task.artifacts.map((artifact) => ({ ...base, kind: "artifact", artifact }));
     const snapshot = turnOver ? [...artifacts, status] : [status, ...artifacts];
-    return stream(dialect, snapshot.map((event) => ({ event })), turnOver ? undefined : events);
+    return stream(dialect, snapshot.map((event) => ({ event })), events);
   }
 }
 

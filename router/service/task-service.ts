@@ -3,7 +3,7 @@ import type { AgentDirectory } from "../core/agent-directory.js";
 import type { TaskEngine } from "../core/engine.js";
 import { TaskError } from "../core/errors.js";
 import type { EventStream } from "../core/event-stream.js";
-import { TURN_END_STATES, type PushNotificationConfig, type SendRequest, type Task } from "../core/model.js";
+import { isTerminal, TURN_END_STATES, type PushNotificationConfig, type SendRequest, type Task } from "../core/model.js";
 import type { DialectPolicy } from "./dialect-policy.js";
 import type { Caller, Scope } from "./scope.js";
 import { checkPushConfigId, checkSendIds } from "./id-limits.js";
@@ -39,7 +39,10 @@ export interface StartedTurn {
 /** Where a resubscription starts: a logged seq (`Last-Event-ID`), or the task's current state. */
 export interface Resubscription {
   task: Task;
-  /** The events after `afterSeq`, then live ones, ending with the turn (absent: the turn is over, nothing is live). */
+  /**
+   * The events after `afterSeq`, then live ones, until the task ends: a turn that ends waiting for input is
+   * followed by the next turn's events (absent: the task is finished, nothing is live).
+   */
   events?: EventStream;
   /** The metadata of the task's last logged status, for a closing status of a finished turn (cost, history). */
   lastStatusMetadata?: Record<string, unknown>;
@@ -116,6 +119,11 @@ export class TaskService {
       else if (dialect.clientNamesTasks === false) throw TaskError.taskNotFound(req.taskId!);
     };
     checkSendIds(req, dialect.idFields);
+    // A message that names no task but the context of one waiting for input answers that task (CONTRACT 14).
+    if (req.taskId === undefined && req.contextId !== undefined) {
+      const waiting = await this.#waitingTask(req.contextId, scope);
+      if (waiting) req = { ...req, taskId: waiting.id };
+    }
     // metadata.agent and metadata.skill pick what runs: another type is a mistake, not "the default".
     for (const key of ["agent", "skill"] as const) {
       const value = req.metadata[key];
@@ -136,7 +144,8 @@ export class TaskService {
 
   /**
    * Resumes a task's stream. With `afterSeq` (a client's `Last-Event-ID`): exactly the logged events after
-   * it, then live ones. Without: the task's state now, and the live events after it while a turn runs.
+   * it, then live ones. Without: the task's state now, and the live events after it. Either stays open while
+   * the task waits for input, and ends when the task does.
    */
   async resubscribe(taskId: string, scope: Scope = {}, opts: { afterSeq?: number; signal?: AbortSignal } = {}): Promise<Resubscription> {
     const task = await this.get(taskId, scope);
@@ -145,13 +154,16 @@ export class TaskService {
       if (opts.afterSeq > task.lastSeq) {
         throw TaskError.invalidParams(`Last-Event-ID ${opts.afterSeq} is beyond the task's last event ${task.lastSeq}`, "Last-Event-ID");
       }
-      return { task, events: engine.events(task.id, opts.afterSeq, opts.signal) };
+      return { task, events: engine.events(task.id, opts.afterSeq, opts.signal, { untilTaskEnds: true }) };
     }
     if (TURN_END_STATES.has(task.status.state)) {
       const [last] = await engine.readEvents(task.id, task.lastSeq - 1, 1);
-      return { task, ...(last?.kind === "status" && last.metadata && { lastStatusMetadata: last.metadata }) };
+      const metadata = last?.kind === "status" && last.metadata ? { lastStatusMetadata: last.metadata } : {};
+      if (isTerminal(task.status.state)) return { task, ...metadata };
+      // Waiting for input (or auth): the subscription stays open through the turns that follow (A2A v1.0 3.1.6).
+      return { task, ...metadata, events: engine.events(task.id, task.lastSeq, opts.signal, { untilTaskEnds: true }) };
     }
-    return { task, events: engine.events(task.id, task.lastSeq, opts.signal) };
+    return { task, events: engine.events(task.id, task.lastSeq, opts.signal, { untilTaskEnds: true }) };
   }
 
   /** The task's events after `afterSeq` (log, then live), ending with the turn that nothing follows. */
@@ -223,6 +235,13 @@ export class TaskService {
   async deletePushConfig(taskId: string, configId: string | undefined, scope: Scope = {}): Promise<void> {
     await this.get(taskId, scope);
     await this.#push().delete(taskId, configId ?? "default");
+  }
+
+  /** The newest task of the context this scope may see that waits for input. */
+  async #waitingTask(contextId: string, scope: Scope): Promise<Task | undefined> {
+    const agentId = scope.agentId === undefined ? undefined : this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId;
+    const [task] = await this.#deps.engine.listTasks({ contextId, state: "input-required", ...(agentId !== undefined && { agentId }), ...this.#ownerFilter(scope), limit: 1 });
+    return task;
   }
 
   #pickAgent(scope: Scope, named: string | undefined): AgentConnector {

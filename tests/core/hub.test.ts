@@ -261,7 +261,7 @@ describe("hub tasks", () => {
     expect((await turn2).result.status.state).toBe("completed");
   });
 
-  test("v1.0 SubscribeToTask on a task waiting for input opens with the Task, then closes with the turn", async () => {
+  test("v1.0 SubscribeToTask on a task waiting for input opens with the Task and stays open until the task ends", async () => {
     const a = connect();
     await a.register("v1-asker");
     const exec = a.nextTask();
@@ -272,9 +272,13 @@ describe("hub tasks", () => {
     const task = (await sent).result.task;
     expect(task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     const sub = await openStream(router.url, "SubscribeToTask", { id: task.id }, { path: "/agents/v1-asker", headers: v1 });
-    const events = await sub.all();
-    expect(events).toHaveLength(1);
-    expect(events[0]!.data.result.task.id).toBe(task.id);
+    const opening = await sub.next();
+    expect(opening!.data.result.task.id).toBe(task.id);
+    // CONTRACT 14 (A2A v1.0 3.1.6): the subscription carries what follows the question, here a cancel.
+    const canceled = await rpc(router.url, "CancelTask", { id: task.id }, { path: "/agents/v1-asker", headers: v1 });
+    expect(canceled.result.status.state).toBe("TASK_STATE_CANCELED");
+    const rest = await sub.all();
+    expect(rest.map((e) => e.data.result.statusUpdate?.status.state)).toEqual(["TASK_STATE_CANCELED"]);
   });
 
   test("an agent that answers task.execute with an error fails the task with its message at once", async () => {

@@ -81,13 +81,13 @@ describe("the default agent with the local model", () => {
     expect(textOfStatus(final)).toMatch(/^I'll book that flight for you\.\n\n✅ Booked 2 seats from SFO to JFK on 2025-03-15\. Booking BK-/);
   });
 
-  test("a booking without the details fails that action clearly, and the user is told", async () => {
+  test("a booking with an invalid detail fails that action clearly, and the user is told", async () => {
     const agent = await createElizaAgent({ store: new MemoryStore(), env: {} });
     const contextId = randomUUID();
-    const updates = await collect(agent.execute(turnContext("book a flight please", contextId)));
+    const said = "book a flight from SFO to JFK on 2025-03-15 for 20 passengers";
+    const updates = await collect(agent.execute(turnContext(said, contextId)));
     const final = finalOf(updates);
-    const failure =
-      'BOOK_FLIGHT failed: missing required parameter "origin"; missing required parameter "destination"; missing required parameter "departureDate"';
+    const failure = 'BOOK_FLIGHT failed: parameter "passengerCount" must be <= 10';
     const told = `I'll book that flight for you.\n\n${failure}`;
     // Live, like a callback: a replacing snapshot of the whole reply; then the final text and history.
     expect(statusesOf(updates).map((s) => [s.status.state, textOfStatus(s), s.metadata?.merge])).toEqual([
@@ -96,13 +96,20 @@ describe("the default agent with the local model", () => {
     ]);
     expect(statusesOf(updates)[0].metadata?.fullText).toBe(told);
     expect(final.metadata?.actionCallbackHistory).toEqual([failure]);
-    expect((await agent.readConversation(contextId)).messages.map((m) => m.text)).toEqual(["book a flight please", failure]);
-    expect(final.metadata?.actionResults).toContainEqual({
-      action: "BOOK_FLIGHT",
-      success: false,
-      error:
-        'BOOK_FLIGHT: missing required parameter "origin"; missing required parameter "destination"; missing required parameter "departureDate"',
-    });
+    expect((await agent.readConversation(contextId)).messages.map((m) => m.text)).toEqual([said, failure]);
+    expect(final.metadata?.actionResults).toContainEqual({ action: "BOOK_FLIGHT", success: false, error: 'BOOK_FLIGHT: parameter "passengerCount" must be <= 10' });
+  });
+
+  test("a booking without the details asks for every missing one in one question (input-required)", async () => {
+    const agent = await createElizaAgent({ store: new MemoryStore(), env: {} });
+    const updates = await collect(agent.execute(turnContext("book a flight please", randomUUID())));
+    const final = finalOf(updates);
+    const question =
+      "I need a few more details for BOOK_FLIGHT: what are the departure city or airport code, arrival city or airport code and departure date (YYYY-MM-DD)?";
+    expect(final.status.state).toBe("input-required");
+    expect(textOfStatus(final)).toBe(`I'll book that flight for you.\n\n${question}`);
+    expect(final.metadata?.missingParameters).toEqual(["origin", "destination", "departureDate"]);
+    expect(final.metadata?.actionResults).toContainEqual(expect.objectContaining({ action: "BOOK_FLIGHT", success: false, missingParameters: ["origin", "destination", "departureDate"] }));
   });
 
   test("small talk gets a deterministic ELIZA answer; character examples and greetings answer in character", async () => {

@@ -36,15 +36,31 @@ describe("parameters: coercion, defaults, validation", () => {
     expect(out.ok).toBe(true);
   });
 
-  test("a missing required parameter is a clear error naming it", () => {
+  test("a missing required parameter is a clear error naming it, with what was given (to ask for the rest)", () => {
     expect(check({ destination: "JFK", departureDate: "2025-03-15" })).toEqual({
       ok: false,
       error: 'BOOK_FLIGHT: missing required parameter "origin"',
+      missing: ["origin"],
+      parameters: { destination: "JFK", departureDate: "2025-03-15", passengerCount: 1 },
     });
     expect(check(undefined)).toEqual({
       ok: false,
       error:
         'BOOK_FLIGHT: missing required parameter "origin"; missing required parameter "destination"; missing required parameter "departureDate"',
+      missing: ["origin", "destination", "departureDate"],
+      parameters: { passengerCount: 1 },
+    });
+  });
+
+  test("an answer's parameters are merged into the earlier ones; an invalid one is a failure, not a question", () => {
+    const validate = compileParameters(bookFlightAction);
+    expect(validate({ origin: "London" }, { destination: "Paris", departureDate: "2026-11-28", passengerCount: 1 })).toEqual({
+      ok: true,
+      parameters: { origin: "London", destination: "Paris", departureDate: "2026-11-28", passengerCount: 1 },
+    });
+    expect(validate({ passengerCount: "20" }, { destination: "Paris" })).toEqual({
+      ok: false,
+      error: 'BOOK_FLIGHT: missing required parameter "origin"; missing required parameter "departureDate"; parameter "passengerCount" must be <= 10',
     });
   });
 

@@ -3,7 +3,8 @@
  * model; it is deterministic and honest about it:
  * - actions are picked when the message names them: the action's name ("book flight"), a simile or a tag,
  *   as whole words; matches are ordered by priority, then by where they appear; REPLY always comes first;
- * - parameters come from local-parameters.ts's heuristics;
+ * - parameters come from local-parameters.ts's heuristics, also when a message answers the question for an
+ *   action's missing parameters (`purpose: "parameters"`);
  * - the reply text is, in order: the agent line of a character `messageExamples` pair whose user line is
  *   the message; for a matched action, the agent line of its first example (else "On it."); a greeting for
  *   a greeting; otherwise a classic ELIZA reflection.
@@ -12,7 +13,7 @@
 import { ModelType, type Action, type GenerateTextParams, type ModelRequestContext, type ModelTypeName } from "../types.js";
 import { escapeXml } from "../xml.js";
 import { elizaReply } from "./eliza-reflection.js";
-import { findParameters } from "./local-parameters.js";
+import { findAnswer, findParameters } from "./local-parameters.js";
 import type { TextModel } from "./text-model.js";
 
 /** Actions the local model never picks by keyword: they are the runtime's own. */
@@ -97,6 +98,14 @@ function paramsXml(matches: ActionMatch[], text: string): string {
 
 /** The local model's whole answer for a message-handler request, as elizaOS XML split into stream chunks. */
 export function localResponseChunks(context: ModelRequestContext): string[] {
+  if (context.purpose === "parameters" && context.wanted) {
+    const { action, parameters } = context.wanted;
+    const found = findAnswer(parameters, context.messageText);
+    const inner = Object.entries(found)
+      .map(([k, v]) => `<${k}>${escapeXml(v)}</${k}>`)
+      .join("");
+    return [`<response><params><${action}>${inner}</${action}></params></response>`];
+  }
   if (context.purpose === "shouldRespond") {
     const action = STOP.test(context.messageText) ? "STOP" : "RESPOND";
     return [`<response><name>${escapeXml(context.character.name)}</name><reasoning>local rule</reasoning><action>${action}</action></response>`];
