@@ -184,7 +184,7 @@ export class HubAgentConnector implements AgentConnector {
     }
     const message = result?.message;
     if (message === undefined) return;
-    let answer;
+    let answer: ReturnType<typeof messageFromWire> | undefined;
     try {
       if (!resultIssue) answer = messageFromWire(message);
     } catch {

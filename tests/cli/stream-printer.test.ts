@@ -5,7 +5,11 @@ import type { TaskState } from "../../router/core/model.js";
 import { partFromV10 } from "../../router/dialects/index.js";
 
 function output(isTTY: boolean, columns: number | undefined = 80) {
-  const out = { text: "", isTTY, columns, write: (s: string) => ((out.text += s), true) };
+  const out = { text: "", isTTY, columns, write: (s: string) => {
+      out.text += s;
+      return true;
+    },
+  };
   return out;
 }
 

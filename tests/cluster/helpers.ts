@@ -31,7 +31,7 @@ export async function startCluster(n: number): Promise<TestCluster> {
     async stop() {
       if (process.env.CLUSTER_TEST_LOGS) {
         const { writeFileSync } = await import("node:fs");
-        routers.forEach((r, i) => writeFileSync(`${process.env.CLUSTER_TEST_LOGS}-${i}.log`, r.output()));
+        for (const [i, r] of routers.entries()) writeFileSync(`${process.env.CLUSTER_TEST_LOGS}-${i}.log`, r.output());
       }
       await Promise.all(routers.map((r) => (r.child.exitCode === null && r.child.signalCode === null ? r.kill("SIGKILL") : r.exited)));
       await redis.quit();

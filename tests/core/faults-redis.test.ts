@@ -108,7 +108,7 @@ describe("faults: the Redis store failing on append", () => {
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) await admin.client("KILL", "ID", id);
     const rests = await Promise.all(streams.map((s) => s.all()));
-    rests.forEach((rest, i) => expect([heads[i], ...rest].map((e) => Number(e!.id))).toEqual(range(1, CHUNKS + 1)));
+    for (const [i, rest] of rests.entries()) expect([heads[i], ...rest].map((e) => Number(e!.id))).toEqual(range(1, CHUNKS + 1));
     for (const id of ["cut-1", "cut-2"]) {
       const replay = await (await openStream(router.url, "tasks/resubscribe", { id }, { headers: { "last-event-id": "0" } })).all();
       expect(replay.map((e) => Number(e.id))).toEqual(range(1, CHUNKS + 1));

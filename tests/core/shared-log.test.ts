@@ -45,11 +45,11 @@ test("readers catching up together share the pages: the same event objects, read
   const a2 = await log.read("t", 10, 10, 1e9, A);
   const b2 = await log.read("t", 10, 10, 1e9, B);
   expect(seqs(b2)).toEqual(range(11, 20));
-  b2.forEach((event, i) => expect(event).toBe(a2[i]));
+  for (const [i, event] of b2.entries()) expect(event).toBe(a2[i]);
   expect(reads()).toBe(3);
   // A third reader from the start gets the page B kept.
   const c1 = await log.read("t", 0, 10, 1e9, 3);
-  c1.forEach((event, i) => expect(event).toBe(b1[i]));
+  for (const [i, event] of c1.entries()) expect(event).toBe(b1[i]);
   expect(reads()).toBe(3);
 });
 

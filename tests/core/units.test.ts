@@ -70,7 +70,10 @@ describe("Subscriber", () => {
     const s = new Subscriber(4);
     expect(s.poll()).toBeUndefined();
     let wakes = 0;
-    const woke = new Promise<void>((resolve) => s.onReady(() => (wakes++, resolve())));
+    const woke = new Promise<void>((resolve) => s.onReady(() => {
+        wakes++;
+        resolve();
+      }));
     s.push(event(1));
     s.push(event(2));
     await woke;

@@ -61,7 +61,11 @@ describe("retry backoff", () => {
       expect(tries).toBe(3);
       expect(retrier.pending).toBe(false);
 
-      const stopped = new Retrier(async () => (++tries, false), { initialMs: 100, maxMs: 100 });
+      const stopped = new Retrier(
+        async () => {
+          ++tries;
+          return false;
+        }, { initialMs: 100, maxMs: 100 });
       stopped.schedule();
       stopped.stop();
       await jest.advanceTimersByTimeAsync(1000);

@@ -61,7 +61,7 @@ const sdkSendParams = PbSendMessageRequest.toJSON({
 
 /** Every member name anywhere in a JSON value. */
 function keysDeep(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => keysDeep(v, out));
+  if (Array.isArray(value)) for (const v of value) keysDeep(v, out);
   else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       out.add(k);

@@ -156,7 +156,11 @@ describe("on the router", () => {
 
 test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task service's ownership checks", async () => {
   const seen: Array<CallContext["caller"]> = [];
-  const dispatcher = { dispatch: async (_body: unknown, ctx: CallContext) => (seen.push(ctx.caller), { kind: "json", body: undefined }) } as unknown as Dispatcher;
+  const dispatcher = { dispatch: async (_body: unknown, ctx: CallContext) => {
+      seen.push(ctx.caller);
+      return { kind: "json", body: undefined };
+    },
+  } as unknown as Dispatcher;
   const zero = () => 0;
   const app = createApp({
     dispatcher,

@@ -26,7 +26,7 @@ function throwing(id: string, fail: () => void): AgentConnector {
   return {
     info: { id, name: id, description: id, transport: "hosted", streaming: false, skills: [] },
     isOnline: () => true,
-    // eslint-disable-next-line require-yield
+    // biome-ignore lint/correctness/useYield: an agent whose turn fails before its first update
     async *execute() {
       fail();
     },

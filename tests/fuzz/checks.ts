@@ -27,7 +27,7 @@ export function checkBody(body: unknown, where: string): void {
   if (body === undefined) return;
   if (Array.isArray(body)) {
     if (body.length === 0) throw new Error(`${where}: empty batch answer`);
-    body.forEach((r, i) => checkResponse(r, `${where}[${i}]`));
+    for (const [i, r] of body.entries()) checkResponse(r, `${where}[${i}]`);
   } else checkResponse(body, where);
 }
 

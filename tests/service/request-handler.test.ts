@@ -42,7 +42,8 @@ async function reason(p: Promise<unknown>): Promise<TaskErrorReason> {
   return (err as TaskError).reason;
 }
 
-function valueOf(result: HandlerResult): any {
+// biome-ignore lint/suspicious/noExplicitAny: the tests read into each answer's shape
+function valueIn(result: HandlerResult): any {
   if (result.kind !== "value") throw new Error("expected a value");
   return result.value;
 }
@@ -96,7 +97,7 @@ describe("the handler", () => {
     expect(await reason(handler().handle(v10, "GetExtendedAgentCard", {}))).toBe("extended-card-not-configured");
     expect(await reason(handler().handle(v03, "GetExtendedAgentCard", {}))).toBe("extended-card-not-configured");
     const withCard = new A2ARequestHandler({ service, schemas, extendedCard: (agentId) => ({ name: agentId ?? "router" }) });
-    expect(valueOf(await withCard.handle(v10, "GetExtendedAgentCard", {}, { agentId: "echo" }))).toEqual({ name: "echo" });
+    expect(valueIn(await withCard.handle(v10, "GetExtendedAgentCard", {}, { agentId: "echo" }))).toEqual({ name: "echo" });
   });
 
   test("params are checked against the dialect's schema, the error naming the field", async () => {
@@ -113,7 +114,7 @@ describe("the handler", () => {
   });
 
   test("a finished task: v1.0 refuses the subscription (unsupported-operation), v0.3 replays its end", async () => {
-    const sent = valueOf(await handler().handle(v10, "SendMessage", v10Send("done")));
+    const sent = valueIn(await handler().handle(v10, "SendMessage", v10Send("done")));
     const taskId = sent.task.id as string;
     expect(sent.task.status.state).toBe("TASK_STATE_COMPLETED");
     expect(await reason(handler().handle(v10, "SubscribeToTask", { id: taskId }))).toBe("unsupported-operation");
@@ -134,8 +135,8 @@ describe("the handler", () => {
   });
 
   test("a method two dialects name answers in the dialect the task was created in", async () => {
-    const sent = valueOf(await handler().handle(v03, "SendMessage", { message: { kind: "message", messageId: "m-shared", role: "user", parts: [{ kind: "text", text: "hi" }] } }));
-    const got = valueOf(await handler().handle([v01, v03], "GetTask", { id: sent.id }));
+    const sent = valueIn(await handler().handle(v03, "SendMessage", { message: { kind: "message", messageId: "m-shared", role: "user", parts: [{ kind: "text", text: "hi" }] } }));
+    const got = valueIn(await handler().handle([v01, v03], "GetTask", { id: sent.id }));
     expect(got).toMatchObject({ id: sent.id, kind: "task" });
   });
 });

@@ -70,7 +70,10 @@ describe("TaskService without any transport", () => {
     };
     const { service } = started(store);
     let answered = false;
-    const sent = service.send(request("go"), dialectByName("v0.3")).then((task) => ((answered = true), task));
+    const sent = service.send(request("go"), dialectByName("v0.3")).then((task) => {
+      answered = true;
+      return task;
+    });
     while (eventsPerCommit.length === 0) await new Promise((r) => setImmediate(r));
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(answered).toBe(false);
@@ -123,7 +126,10 @@ describe("TaskService without any transport", () => {
     const store = new MemoryStore();
     const getTask = store.getTask.bind(store);
     const reads: string[] = [];
-    store.getTask = (id) => (reads.push(id), getTask(id));
+    store.getTask = (id) => {
+      reads.push(id);
+      return getTask(id);
+    };
     const { service } = started(store, 1);
     const alice: Scope = { caller: { principal: "alice" } };
     expect((await service.send(request("go", { taskId: "named-1" }), dialectByName("v0.1"), alice)).status.state).toBe("completed");

@@ -89,7 +89,7 @@ function refusedFile(service: TaskService, agent: string | undefined, files: UiC
   for (const { part, field } of files) {
     const type = part.file.mimeType ?? "application/octet-stream";
     if (!acceptsMediaType(found.info.card, type)) {
-      const modes = (found.info.card?.defaultInputModes as unknown[]).join(", ");
+      const modes = ((found.info.card?.defaultInputModes as unknown[] | undefined) ?? []).join(", ");
       return { message: `agent "${found.info.id}" does not accept ${type} files (its card's defaultInputModes: ${modes})`, field: `${field}.mediaType` };
     }
   }
