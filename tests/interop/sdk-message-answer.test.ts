@@ -111,7 +111,12 @@ describe.each(["v10-stream", "v10-plain", "v03-stream", "rest-stream", "rest-pla
     const agent = agents[agentId]!;
     const before = agent.tasks.length;
     const id = randomUUID();
-    const res = await rpc(router.url, "tasks/send", { id, message: { role: "user", parts: [{ type: "text", text: "reply" }] } }, { path: `/agents/${agentId}` });
+    const res = await rpc(
+      router.url,
+      "tasks/send",
+      { id, message: { role: "user", parts: [{ type: "text", text: "reply" }] } },
+      { path: `/agents/${agentId}` },
+    );
     expect(res.result).toMatchObject({ id, status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: "replied to: reply" }] } } });
     expectRouterIdsOnly(agent, before, [res]);
   });
