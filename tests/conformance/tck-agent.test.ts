@@ -53,6 +53,18 @@ describe("scenarios through the router", () => {
     expect(results.at(-1).statusUpdate.status.state).toBe("TASK_STATE_COMPLETED");
   });
 
+  test("tck-message-response: SendMessage answers with the agent's Message (DM-MSG-001), over JSON-RPC and REST", async () => {
+    const rpcAnswer = (await send("tck-message-response-1")).result;
+    expect(rpcAnswer).toEqual({ message: { messageId: expect.any(String), role: "ROLE_AGENT", parts: [{ text: "Direct message response" }], contextId: expect.any(String) } });
+    const res = await fetch(`${router.url}/agents/tck/rest/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...V1 },
+      body: JSON.stringify({ message: { messageId: "tck-message-response-2", role: "ROLE_USER", parts: [{ text: "go" }] } }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).message.parts).toEqual([{ text: "Direct message response" }]);
+  });
+
   test("a message id without the tck- prefix (the v0.3 line's) is answered and left waiting for input", async () => {
     const r = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "test-1", role: "user", parts: [{ kind: "text", text: "hi" }] } }, { path: "/agents/tck" });
     expect(r.result.status.state).toBe("input-required");

@@ -224,7 +224,8 @@ describe("v0.3 agent side", () => {
     expect(updates.map((u) => u.kind)).toEqual(["artifact", "status"]);
     const message = { kind: "message", messageId: "r", role: "agent", parts: [{ kind: "text", text: "hello" }] };
     expect(updatesFromV03(message)).toEqual([
-      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hello" }] } } },
+      // Marked as a bare-Message answer, so that a v0.3/v1.0 send answers with the Message (agent-answer.ts).
+      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hello" }] } }, metadata: { messageAnswer: true } },
     ]);
   });
 

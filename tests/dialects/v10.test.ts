@@ -287,7 +287,8 @@ describe("v1.0 agent side", () => {
     expect(updates.map((u) => u.kind)).toEqual(["artifact", "status"]);
     expect(updates[1]).toMatchObject({ kind: "status", status: { state: "completed" } });
     expect(updatesFromV10({ message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "hey" }] } })).toEqual([
-      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hey" }] } } },
+      // Marked as a bare-Message answer, so that a v0.3/v1.0 send answers with the Message (agent-answer.ts).
+      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hey" }] } }, metadata: { messageAnswer: true } },
     ]);
     expect(() => updatesFromV10({ kind: "task" })).toThrow(expect.objectContaining({ reason: "invalid-agent-response" }));
   });

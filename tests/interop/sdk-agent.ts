@@ -20,7 +20,8 @@ import { sdkText, textPart } from "./helpers.js";
  *
  * What it does depends on the message text: "ask" ends the turn input-required, and the follow-up on the
  * same task completes with "you said: <text>"; "hang" works until canceled; "explode" throws in the
- * executor (the SDK answers with an error); anything else streams "working on: <text>", the upper-cased
+ * executor (the SDK answers with an error); a text starting "reply" is answered with a bare Message
+ * "replied to: <text>" (no task); anything else streams "working on: <text>", the upper-cased
  * text as two artifact chunks, and completes with "done".
  */
 export interface SdkAgentOptions {
@@ -170,6 +171,12 @@ export class SdkAgent {
         const { taskId, contextId } = ctx;
         this.tasks.push({ taskId, contextId });
         if (text === "explode") throw new Error("the shouter blew a fuse");
+        if (text.startsWith("reply")) {
+          // A bare Message and no task, naming the agent's own ids as the SDK's agents do.
+          bus.publish(AgentEvent.message(agentMessage(`replied to: ${text}`, taskId, contextId)));
+          bus.finished();
+          return;
+        }
         const status = (state: TaskState, say?: string) =>
           AgentEvent.statusUpdate({
             taskId,

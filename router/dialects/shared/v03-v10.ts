@@ -1,11 +1,12 @@
-import type {
-  AgentUpdate,
-  Artifact,
-  Message,
-  Metadata,
-  PushNotificationConfig,
-  SendRequest,
-  TaskStatus,
+import {
+  MESSAGE_ANSWER_KEY,
+  type AgentUpdate,
+  type Artifact,
+  type Message,
+  type Metadata,
+  type PushNotificationConfig,
+  type SendRequest,
+  type TaskStatus,
 } from "../../core/model.js";
 import { TaskError } from "../../core/errors.js";
 import type { Dialect, TaskRef } from "./dialect.js";
@@ -100,9 +101,14 @@ export function taskUpdates(artifacts: Artifact[], status: TaskStatus, metadata?
   return [...artifacts.map((artifact): AgentUpdate => ({ kind: "artifact", artifact })), statusUpdate(status, metadata)];
 }
 
-/** A bare Message from an agent (an answer without a task): a completed status carrying it. */
+/**
+ * A bare Message from an agent (an answer without a task): a completed status carrying it, marked as the hub
+ * marks a protocol 2 agent's bare Message (MESSAGE_ANSWER_KEY), so that a v0.3/v1.0 send answers with the
+ * Message itself (agent-answer.ts) while the task is kept, logged and readable.
+ */
 export function answerUpdates(message: Message): AgentUpdate[] {
-  return [{ kind: "status", status: { state: "completed", message: { ...message, role: "agent" } } }];
+  const status: TaskStatus = { state: "completed", message: { ...message, role: "agent" } };
+  return [{ kind: "status", status, metadata: { [MESSAGE_ANSWER_KEY]: true } }];
 }
 
 // ---- client side: reading requests -----------------------------------------------------------------
