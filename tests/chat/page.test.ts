@@ -276,6 +276,7 @@ describe("the chat page as people use it", () => {
     expect(await page.locator(`${answer} table th`).allTextContents()).toEqual(["tool", "verdict"]);
     expect(await page.locator(`${answer} table td`).allTextContents()).toEqual(["marked", "parses", "DOMPurify", "sanitizes"]);
     await expect(page.textContent(`${answer} td strong`)).resolves.toBe("parses");
+    await expect(page.getAttribute(`${answer} th:last-child`, "align")).resolves.toBe("center");
     await expect(page.textContent(`${answer} ul > li > ul > li > ol > li`)).resolves.toBe("green");
     const links = await page
       .locator(`${answer} a`)
@@ -289,6 +290,7 @@ describe("the chat page as people use it", () => {
     for (const inert of ["run me", "JS", "javascript:window.pwned=6", "pixel", '<div onclick="window.pwned=8">div text</div>']) expect(text).toContain(inert);
     await page.click(answer);
     await expect(page.evaluate(() => window.pwned)).resolves.toBeUndefined();
+    await page.locator(lastAssistant).screenshot({ path: join(SHOTS, "chat-markdown.png"), animations: "disabled" });
     await page.context().close();
   });
 

@@ -60,6 +60,8 @@ const PURIFY = {
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   ALLOWED_URI_REGEXP: SAFE_URL,
+  // DOMPurify tests every other attribute's value against the URI pattern too: these hold no URL.
+  ADD_URI_SAFE_ATTR: ["align", "start", "type", "checked", "disabled"],
   RETURN_DOM_FRAGMENT: true,
 };
 
