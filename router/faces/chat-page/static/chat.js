@@ -160,7 +160,7 @@ let paint;
 
 /**
  * Paints a streaming message at most once per animation frame, however fast its deltas arrive: each paint
- * parses and sanitizes the whole answer so far, which a delta per token would make quadratic work per frame.
+ * parses and sanitizes the whole answer so far, so a paint per delta would make a long answer cost quadratic work.
  */
 function paintSoon(li, msg) {
   if (paint !== undefined) return;
