@@ -241,7 +241,8 @@ describe("the chat page as people use it", () => {
 
   test("markdown renders; HTML in an answer is shown as text and never runs", async () => {
     const page = await openPage(1100);
-    const evil = 'A **bold** move, `code` and [a link](https://example.com/x). <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> [bad](javascript:window.pwned=3)';
+    const evil =
+      'A **bold** move, `code` and [a link](https://example.com/x). <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> [bad](javascript:window.pwned=3)';
     await say(page, "echo", evil);
     await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
     await expect(page.textContent(`${lastAssistant} .answer strong`)).resolves.toBe("bold");
@@ -252,6 +253,44 @@ describe("the chat page as people use it", () => {
     await expect(page.textContent(`${lastAssistant} .answer`)).resolves.toContain('<img src=x onerror="window.pwned=1">');
     await page.click(`${lastAssistant} .answer`);
     await expect(page.evaluate(() => window.pwned)).resolves.toBeUndefined();
+
+    // What the old hand-written renderer could not do: a table and a nested list. Links other than http(s) and
+    // mailto (javascript:, data:, an autolink, an image) stay inert; the good ones open apart from the page.
+    const rich = [
+      "| tool | verdict |",
+      "|------|:-------:|",
+      "| marked | **parses** |",
+      "| DOMPurify | sanitizes |",
+      "",
+      "- fruit",
+      "  - apple",
+      "    1. green",
+      "- [docs](https://example.com/docs) and [mail](mailto:a@example.com)",
+      "",
+      "[run me](javascript:window.pwned=4) [JS](JaVaScRiPt:window.pwned=5) <javascript:window.pwned=6> [d](data:text/html,<b>x</b>)",
+      '![pixel](javascript:window.pwned=7) <div onclick="window.pwned=8">div text</div>',
+    ].join("\n");
+    await say(page, "echo", rich);
+    await page.waitForSelector(`${lastAssistant}[data-state=completed]`);
+    const answer = `${lastAssistant} .answer`;
+    expect(await page.locator(`${answer} table th`).allTextContents()).toEqual(["tool", "verdict"]);
+    expect(await page.locator(`${answer} table td`).allTextContents()).toEqual(["marked", "parses", "DOMPurify", "sanitizes"]);
+    await expect(page.textContent(`${answer} td strong`)).resolves.toBe("parses");
+    await expect(page.getAttribute(`${answer} th:last-child`, "align")).resolves.toBe("center");
+    await expect(page.textContent(`${answer} ul > li > ul > li > ol > li`)).resolves.toBe("green");
+    const links = await page
+      .locator(`${answer} a`)
+      .evaluateAll((anchors) => anchors.map((a) => ({ href: a.getAttribute("href"), target: a.getAttribute("target"), rel: a.getAttribute("rel") })));
+    expect(links).toEqual([
+      { href: "https://example.com/docs", target: "_blank", rel: "noopener noreferrer" },
+      { href: "mailto:a@example.com", target: "_blank", rel: "noopener noreferrer" },
+    ]);
+    expect(await page.locator(`${answer} img, ${answer} div, ${answer} [onclick]`).count()).toBe(0);
+    const text = await page.textContent(answer);
+    for (const inert of ["run me", "JS", "javascript:window.pwned=6", "pixel", '<div onclick="window.pwned=8">div text</div>']) expect(text).toContain(inert);
+    await page.click(answer);
+    await expect(page.evaluate(() => window.pwned)).resolves.toBeUndefined();
+    await page.locator(lastAssistant).screenshot({ path: join(SHOTS, "chat-markdown.png"), animations: "disabled" });
     await page.context().close();
   });
 

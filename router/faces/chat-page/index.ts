@@ -1,2 +1,2 @@
 /** The built-in chat page at `/chat`. */
-export { mountChatPage, chatPageDir, replyReaderFile } from "./routes.js";
+export { mountChatPage, chatPageDir, replyReaderFile, vendorFiles } from "./routes.js";

@@ -110,7 +110,7 @@ async function loadAgents() {
 function showCard() {
   const agent = agents.find((a) => a.id === state.agent);
   const card = agent?.card ?? {};
-  els.agentName.textContent = agent ? card.name ?? agent.name : "No agent";
+  els.agentName.textContent = agent ? (card.name ?? agent.name) : "No agent";
   els.agentOnline.textContent = agent && !agent.online ? "offline" : "";
   els.agentDescription.textContent = card.description ?? "";
   els.agentSkills.replaceChildren(
@@ -155,6 +155,30 @@ function setBusy(busy) {
   els.stop.disabled = !busy;
 }
 
+/** The streaming message's next paint, if one is due (an animation frame id). */
+let paint;
+
+/**
+ * Paints a streaming message at most once per animation frame, however fast its deltas arrive: each paint
+ * parses and sanitizes the whole answer so far, so a paint per delta would make a long answer cost quadratic work.
+ */
+function paintSoon(li, msg) {
+  if (paint !== undefined) return;
+  paint = requestAnimationFrame(() => {
+    paint = undefined;
+    updateMessage(li, msg);
+    follow();
+  });
+}
+
+/** Paints now (a turn's end): what the page shows once a turn is over is never a frame late. */
+function paintNow(li, msg) {
+  if (paint !== undefined) cancelAnimationFrame(paint);
+  paint = undefined;
+  updateMessage(li, msg);
+  follow();
+}
+
 /** Reads one turn's UI stream into `msg` (a fresh reader: a resumed stream replays the turn from its start). */
 async function readTurn(res, msg) {
   const reader = createReplyReader();
@@ -167,8 +191,7 @@ async function readTurn(res, msg) {
     } else if (chunk.type === "data-a2a-event") {
       raw(JSON.stringify(chunk.data));
       applyChanges(msg, reader.feed(chunk.data), chunk.data);
-      updateMessage(li, msg);
-      follow();
+      paintSoon(li, msg);
       saveState(state);
     } else if (chunk.type === "error" && !msg.error) {
       msg.error = chunk.errorText;
@@ -188,8 +211,7 @@ async function followTurn(res, msg) {
   }
   if (msg.state === "running") await settle(msg);
   setBusy(false);
-  updateMessage(lastElement(), msg);
-  follow();
+  paintNow(lastElement(), msg);
   saveState(state);
 }
 

@@ -4,7 +4,7 @@
  */
 
 import { appendParts } from "/chat/reply.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderAnswer } from "./answer.js";
 
 /** The answer text each answer element shows (re-rendered only when it changed). */
 const rendered = new WeakMap();
@@ -45,14 +45,14 @@ export function updateMessage(li, msg) {
   const answer = li.querySelector(".answer");
   // Screen readers hear the answer once it is whole, not every delta.
   answer.setAttribute("aria-busy", String(running));
-  // Markdown, rendered as DOM nodes only: HTML in an answer shows as text (markdown.js).
+  // Markdown, sanitized; HTML in an answer shows as text (answer.js).
   if (rendered.get(answer) !== msg.text) {
-    renderMarkdown(answer, msg.text);
+    renderAnswer(answer, msg.text);
     rendered.set(answer, msg.text);
   }
   const status = li.querySelector(".status");
   status.dataset.state = msg.statusState ?? "";
-  status.textContent = running ? msg.status ?? "" : "";
+  status.textContent = running ? (msg.status ?? "") : "";
   li.querySelector(".state").textContent = running ? "" : stateLine(msg);
   renderArtifacts(li.querySelector(".artifacts"), msg);
 }
