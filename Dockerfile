@@ -27,6 +27,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/schemas ./schemas
+# The chat page is served from its static files (router/faces/chat-page/static), not from dist/.
+COPY --from=build /app/router/faces/chat-page/static ./router/faces/chat-page/static
 # The default store is sqlite:./data/router.db; mount a volume here to keep it.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
