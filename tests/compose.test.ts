@@ -166,6 +166,13 @@ describe("Dockerfile", () => {
     expect(dockerfile.split("\n")).toContain(`CMD ${cmd}`);
   });
 
+  test("the runtime image carries what `serve` reads from the package: dist, schemas and the chat page's static files", () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("FROM "));
+    const carried = [...runtime.matchAll(/^COPY --from=build \/app\/(\S+) /gm)].map((m) => m[1]);
+    expect(carried).toEqual(expect.arrayContaining(["dist", "schemas", "node_modules", "router/faces/chat-page/static"]));
+    expect(existsSync(join(ROOT, "router/faces/chat-page/static/index.html"))).toBe(true);
+  });
+
   test("copies only things that exist, and .dockerignore keeps local builds and modules out", () => {
     const copies = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(" "));
     expect(copies.length).toBeGreaterThan(0);
