@@ -16,18 +16,37 @@ async function echo(url: string, dialect: "v0.1" | "v0.3" | "v1.0", bytes: numbe
   const text = "x".repeat(bytes);
   const body =
     dialect === "v0.1"
-      ? { jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: `big-${n}`, message: { role: "user", parts: [{ type: "text", text }] }, metadata: { agent: "echo" } } }
+      ? {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tasks/send",
+          params: { id: `big-${n}`, message: { role: "user", parts: [{ type: "text", text }] }, metadata: { agent: "echo" } },
+        }
       : dialect === "v0.3"
-        ? { jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: `m-${n}`, role: "user", parts: [{ kind: "text", text }] }, metadata: { agent: "echo" } } }
-        : { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: `m-${n}`, role: "ROLE_USER", parts: [{ text }] }, metadata: { agent: "echo" } } };
+        ? {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "message/send",
+            params: { message: { kind: "message", messageId: `m-${n}`, role: "user", parts: [{ kind: "text", text }] }, metadata: { agent: "echo" } },
+          }
+        : {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "SendMessage",
+            params: { message: { messageId: `m-${n}`, role: "ROLE_USER", parts: [{ text }] }, metadata: { agent: "echo" } },
+          };
   // A connection of its own: a kept-alive one may be closing just as the next request is written on it.
   const { status, answer } = await new Promise<{ status: number; answer: string }>((resolve, reject) => {
-    const req = request(`${url}/rpc`, { method: "POST", agent: false, headers: { "content-type": "application/json", "a2a-version": dialect === "v1.0" ? "1.0" : "0.3" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(chunks).toString() }));
-      res.on("error", reject);
-    });
+    const req = request(
+      `${url}/rpc`,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", "a2a-version": dialect === "v1.0" ? "1.0" : "0.3" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(chunks).toString() }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(body));
   });
@@ -67,7 +86,14 @@ export async function bigBody(store: string): Promise<string[]> {
       lines.push(await measure(router, `one ${dialect}`, () => echo(router.url, dialect, BODY_BYTES, n++), BODY_BYTES));
       log(lines[lines.length - 1]!);
     }
-    lines.push(await measure(router, "six at once (v0.3)", () => Promise.all(Array.from({ length: 6 }, () => echo(router.url, "v0.3", BODY_BYTES, n++))), 6 * BODY_BYTES));
+    lines.push(
+      await measure(
+        router,
+        "six at once (v0.3)",
+        () => Promise.all(Array.from({ length: 6 }, () => echo(router.url, "v0.3", BODY_BYTES, n++))),
+        6 * BODY_BYTES,
+      ),
+    );
     log(lines[lines.length - 1]!);
   } finally {
     await router.stop();

@@ -36,7 +36,10 @@ wss.on("connection", (ws) => {
     const s = streams.get(f.params?.task_id);
     if (!s) return;
     const final = f.method === "task.complete";
-    const result = f.method === "task.artifact" ? { id: f.params.task_id, artifact: f.params.artifact } : { id: f.params.task_id, status: { ...f.params.status, timestamp: new Date().toISOString() }, final };
+    const result =
+      f.method === "task.artifact"
+        ? { id: f.params.task_id, artifact: f.params.artifact }
+        : { id: f.params.task_id, status: { ...f.params.status, timestamp: new Date().toISOString() }, final };
     s.res.write(`id: ${++s.seq}\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: s.rid, result })}\n\n`);
     if (final) s.res.end();
   });

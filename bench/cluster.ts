@@ -31,7 +31,12 @@ async function router(): Promise<RunningRouter> {
 
 /** Streams one task through `via`; resolves with events/s and the latencies of its chunks (ms). */
 async function measure(via: RunningRouter, mode: "burst" | "paced"): Promise<{ perSecond: number; latencies: number[] }> {
-  const body = { jsonrpc: "2.0", id: 1, method: "tasks/sendSubscribe", params: { id: randomUUID(), message: { role: "user", parts: [{ type: "text", text: mode }] }, metadata: { agent: "bench" } } };
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tasks/sendSubscribe",
+    params: { id: randomUUID(), message: { role: "user", parts: [{ type: "text", text: mode }] }, metadata: { agent: "bench" } },
+  };
   const t0 = performance.now();
   const res = await fetch(`${via.url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -114,4 +119,3 @@ export async function cluster(): Promise<Section> {
     await redis.quit();
   }
 }
-

@@ -22,17 +22,21 @@ export async function growth(): Promise<Section> {
       const sampler = rssSampler(router.pid);
       const t0 = performance.now();
       const counts = await Promise.all(
-        Array.from({ length: c }, (_, i) =>
-          sseRequest(router.url + "/rpc", sendSubscribe(`g${c}-${i}`, "bench"), (data) => {
-            const text = eventText(data);
-            if (text && text !== "done") lat.push(nowMs() - Number(text));
-          }).done,
+        Array.from(
+          { length: c },
+          (_, i) =>
+            sseRequest(router.url + "/rpc", sendSubscribe(`g${c}-${i}`, "bench"), (data) => {
+              const text = eventText(data);
+              if (text && text !== "done") lat.push(nowMs() - Number(text));
+            }).done,
         ),
       );
       const ms = performance.now() - t0;
       const peak = sampler.stop();
       const got = counts.reduce((a, b) => a + b, 0);
-      lines.push(`${String(c).padStart(5)}  ${fmt((got / ms) * 1000).padStart(9)}  ${fmt(percentile(lat, 99), 1).padStart(8)}  ${fmt(peak / 1024, 1).padStart(11)}`);
+      lines.push(
+        `${String(c).padStart(5)}  ${fmt((got / ms) * 1000).padStart(9)}  ${fmt(percentile(lat, 99), 1).padStart(8)}  ${fmt(peak / 1024, 1).padStart(11)}`,
+      );
       log("  " + lines[lines.length - 1]);
     }
   } finally {

@@ -6,13 +6,37 @@
  */
 import { Agent } from "node:http";
 import { randomUUID } from "node:crypto";
-import { alternate, fmt, log, median, percentile, QUICK, rpcCall, sseRequest, startCanned, startRouter, startSdkEcho, type Child, type Section } from "./lib.js";
+import {
+  alternate,
+  fmt,
+  log,
+  median,
+  percentile,
+  QUICK,
+  rpcCall,
+  sseRequest,
+  startCanned,
+  startRouter,
+  startSdkEcho,
+  type Child,
+  type Section,
+} from "./lib.js";
 
 const SECONDS = Number(process.env.BENCH_HOP_SECONDS ?? (QUICK ? 1 : 3));
 const STREAM_EVENTS = 1000;
 
-const routerSend = (text: string) => ({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: randomUUID(), message: { role: "user", parts: [{ type: "text", text }] }, metadata: { agent: "echo" } } });
-const sdkMessage = (method: string, text: string) => ({ jsonrpc: "2.0", id: 1, method, params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }] } } });
+const routerSend = (text: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tasks/send",
+  params: { id: randomUUID(), message: { role: "user", parts: [{ type: "text", text }] }, metadata: { agent: "echo" } },
+});
+const sdkMessage = (method: string, text: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method,
+  params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }] } },
+});
 
 async function closedLoop(url: string, body: () => object, clients: number): Promise<{ rps: number; p99: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
@@ -68,7 +92,18 @@ export async function hop(): Promise<Section> {
       const rates: number[] = [];
       for (let i = 0; i < reps; i++) {
         const t0 = performance.now();
-        const req = t === "router" ? { ...routerSend(String(STREAM_EVENTS)), method: "tasks/sendSubscribe", params: { ...routerSend("").params, message: { role: "user", parts: [{ type: "text", text: String(STREAM_EVENTS) }] }, metadata: { agent: "count" } } } : sdkMessage("message/stream", `count:${STREAM_EVENTS}`);
+        const req =
+          t === "router"
+            ? {
+                ...routerSend(String(STREAM_EVENTS)),
+                method: "tasks/sendSubscribe",
+                params: {
+                  ...routerSend("").params,
+                  message: { role: "user", parts: [{ type: "text", text: String(STREAM_EVENTS) }] },
+                  metadata: { agent: "count" },
+                },
+              }
+            : sdkMessage("message/stream", `count:${STREAM_EVENTS}`);
         const n = await sseRequest(url(t), req).done;
         if (n < STREAM_EVENTS) throw new Error(`${t} streamed ${n} events`);
         rates.push((n / (performance.now() - t0)) * 1000);

@@ -3,7 +3,23 @@
  * by the agent and timed at the client (agent and client share this process's clock). Router (SQLite) vs
  * the bare bridge; the figure is the router's percentile minus the bridge's.
  */
-import { alternate, BenchAgent, eventText, fmt, log, median, nowMs, percentile, QUICK, sendSubscribe, sseRequest, startBridge, startRouter, type Child, type Section } from "./lib.js";
+import {
+  alternate,
+  BenchAgent,
+  eventText,
+  fmt,
+  log,
+  median,
+  nowMs,
+  percentile,
+  QUICK,
+  sendSubscribe,
+  sseRequest,
+  startBridge,
+  startRouter,
+  type Child,
+  type Section,
+} from "./lib.js";
 
 const STREAMS = 100;
 const RATE = 1000;
@@ -30,13 +46,15 @@ export async function paced(child: Child, agent: BenchAgent, streams: number, ra
     };
   });
   let recordFrom = Infinity;
-  const ends = Array.from({ length: streams }, (_, i) =>
-    sseRequest(child.url + "/rpc", sendSubscribe(`${tag}-${i}`, "bench"), (data) => {
-      const text = eventText(data);
-      if (!text || text === "done") return;
-      const sent = Number(text);
-      if (sent >= recordFrom) latencies.push(nowMs() - sent);
-    }).done,
+  const ends = Array.from(
+    { length: streams },
+    (_, i) =>
+      sseRequest(child.url + "/rpc", sendSubscribe(`${tag}-${i}`, "bench"), (data) => {
+        const text = eventText(data);
+        if (!text || text === "done") return;
+        const sent = Number(text);
+        if (sent >= recordFrom) latencies.push(nowMs() - sent);
+      }).done,
   );
   await started;
   const t0 = nowMs();

@@ -76,7 +76,7 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
 
 /** The router as a real process: bench/router-main.js of ROUTER_DIST (serve plus the hosted bench agents). */
 export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Child> {
-  const db = opts.store ?? process.env.BENCH_STORE ? undefined : tmpDb();
+  const db = (opts.store ?? process.env.BENCH_STORE) ? undefined : tmpDb();
   const args = ["--store", opts.store ?? process.env.BENCH_STORE ?? "sqlite:" + db];
   // BENCH_ROUTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every router the bench starts.
   // Launched as npm start launches it (router/node-flags.ts); V8 takes the last of a repeated flag, so extra
@@ -177,37 +177,41 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
   let open!: () => void;
   stream.opened = new Promise<void>((r) => (open = r));
   stream.done = new Promise<number>((resolve, reject) => {
-    const req = request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } }, (res) => {
-      stream.res = res;
-      open();
-      if (!onEvent) {
-        // Counting only: scan the bytes for frame starts, no decoding (the client must not be the bottleneck).
-        // A "data: " split across chunks is caught by keeping the last 5 bytes.
-        let tail: Buffer = Buffer.alloc(0);
-        res.on("data", (chunk: Buffer) => {
-          const b = tail.length ? Buffer.concat([tail, chunk]) : chunk;
-          for (let at = b.indexOf(DATA); at >= 0; at = b.indexOf(DATA, at + 6)) count++;
-          tail = b.subarray(Math.max(0, b.length - 5));
-        });
-      } else {
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buf += chunk;
-          let at: number;
-          while ((at = buf.indexOf("\n\n")) >= 0) {
-            const frame = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            const d = frame.indexOf("data: ");
-            if (d < 0) continue;
-            count++;
-            onEvent(frame.slice(d + 6));
-          }
-        });
-      }
-      res.on("end", () => resolve(count));
-      res.on("error", reject);
-      res.on("close", () => resolve(count));
-    });
+    const req = request(
+      url,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+      (res) => {
+        stream.res = res;
+        open();
+        if (!onEvent) {
+          // Counting only: scan the bytes for frame starts, no decoding (the client must not be the bottleneck).
+          // A "data: " split across chunks is caught by keeping the last 5 bytes.
+          let tail: Buffer = Buffer.alloc(0);
+          res.on("data", (chunk: Buffer) => {
+            const b = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+            for (let at = b.indexOf(DATA); at >= 0; at = b.indexOf(DATA, at + 6)) count++;
+            tail = b.subarray(Math.max(0, b.length - 5));
+          });
+        } else {
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            buf += chunk;
+            let at: number;
+            while ((at = buf.indexOf("\n\n")) >= 0) {
+              const frame = buf.slice(0, at);
+              buf = buf.slice(at + 2);
+              const d = frame.indexOf("data: ");
+              if (d < 0) continue;
+              count++;
+              onEvent(frame.slice(d + 6));
+            }
+          });
+        }
+        res.on("end", () => resolve(count));
+        res.on("error", reject);
+        res.on("close", () => resolve(count));
+      },
+    );
     req.on("error", reject);
     req.end(payload);
     stream.req = req;
@@ -220,18 +224,22 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
 export function rpcCall(url: string, body: object, agent: import("node:http").Agent): Promise<unknown> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => {
-        try {
-          resolve(JSON.parse(text));
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => {
+          try {
+            resolve(JSON.parse(text));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });
@@ -259,7 +267,13 @@ export class BenchAgent {
     await new Promise<void>((resolve, reject) => {
       a.ws.once("error", reject);
       a.ws.on("message", (data) => {
-        const frame = JSON.parse(data.toString()) as { id?: string; method?: string; params?: { id: string; message?: { parts?: Array<{ text?: string }> } }; result?: unknown; error?: { message: string } };
+        const frame = JSON.parse(data.toString()) as {
+          id?: string;
+          method?: string;
+          params?: { id: string; message?: { parts?: Array<{ text?: string }> } };
+          result?: unknown;
+          error?: { message: string };
+        };
         if (frame.method === "connection.established") {
           a.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "reg", method: "agent.register", params: { agent_name: name, streaming: true } }));
         } else if (frame.id === "reg") {
@@ -275,15 +289,21 @@ export class BenchAgent {
 
   /** A working status whose text is `text` (numbers and stamps only: no escaping needed). */
   status(taskId: string, text: string): void {
-    this.ws.send(`{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false}}`);
+    this.ws.send(
+      `{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false}}`,
+    );
   }
 
   artifact(taskId: string, text: string, append: boolean): void {
-    this.ws.send(`{"jsonrpc":"2.0","method":"task.artifact","params":{"task_id":"${taskId}","artifact":{"parts":[{"type":"text","text":"${text}"}],"index":0,"append":${append}}}}`);
+    this.ws.send(
+      `{"jsonrpc":"2.0","method":"task.artifact","params":{"task_id":"${taskId}","artifact":{"parts":[{"type":"text","text":"${text}"}],"index":0,"append":${append}}}}`,
+    );
   }
 
   complete(taskId: string, text = "done"): void {
-    this.ws.send(`{"jsonrpc":"2.0","method":"task.complete","params":{"task_id":"${taskId}","status":{"state":"completed","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":true}}`);
+    this.ws.send(
+      `{"jsonrpc":"2.0","method":"task.complete","params":{"task_id":"${taskId}","status":{"state":"completed","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":true}}`,
+    );
   }
 
   /**

@@ -59,7 +59,9 @@ export async function relay(): Promise<Section> {
       const b = median(res.get("bridge")!.map((x) => x.eventsPerSec));
       const rc = median(res.get("router")!.map((x) => x.cpuPct));
       const bc = median(res.get("bridge")!.map((x) => x.cpuPct));
-      lines.push(`${String(streams).padStart(3)} stream(s): router ${fmt(r)} events/s (${fmt(rc)}% of a core), bridge ${fmt(b)} events/s (${fmt(bc)}% of a core): ${fmt(r / b, 2)}x the bridge`);
+      lines.push(
+        `${String(streams).padStart(3)} stream(s): router ${fmt(r)} events/s (${fmt(rc)}% of a core), bridge ${fmt(b)} events/s (${fmt(bc)}% of a core): ${fmt(r / b, 2)}x the bridge`,
+      );
       log("  " + lines[lines.length - 1]);
     }
   } finally {

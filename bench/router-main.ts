@@ -44,7 +44,9 @@ if (traceMs > 0) {
       .filter((s) => s.space_size > 1048576)
       .map((s) => `${s.space_name.replace("_space", "")} ${mb(s.space_used_size)}/${mb(s.space_size)}`)
       .join(" ");
-    process.stderr.write(`memory t ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} | ${spaces}\n`);
+    process.stderr.write(
+      `memory t ${(performance.now() / 1000).toFixed(1)} rss ${mb(m.rss)} heapUsed ${mb(m.heapUsed)} heapTotal ${mb(m.heapTotal)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} | ${spaces}\n`,
+    );
   }, traceMs).unref();
 }
 
@@ -59,7 +61,9 @@ if (loopMs > 0) {
     const now = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
     const ms = (ns: number): string => (ns / 1e6).toFixed(1);
-    process.stderr.write(`loop t ${(performance.now() / 1000).toFixed(1)} util ${(now.utilization * 100).toFixed(0)}% delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)}\n`);
+    process.stderr.write(
+      `loop t ${(performance.now() / 1000).toFixed(1)} util ${(now.utilization * 100).toFixed(0)}% delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)}\n`,
+    );
     delay.reset();
   }, loopMs).unref();
 }

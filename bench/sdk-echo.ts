@@ -13,7 +13,14 @@ import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 
 const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" });
 const message = (text: string, taskId: string, contextId: string): Message => ({
-  messageId: randomUUID(), contextId, taskId, role: 2, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [],
+  messageId: randomUUID(),
+  contextId,
+  taskId,
+  role: 2,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
 });
 
 const executor: AgentExecutor = {
@@ -21,8 +28,24 @@ const executor: AgentExecutor = {
     const text = ctx.userMessage.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, say: string) =>
-      AgentEvent.statusUpdate({ taskId, contextId, status: { state, message: message(say, taskId, contextId), timestamp: new Date().toISOString() }, metadata: undefined });
-    bus.publish(AgentEvent.task(ctx.task ?? { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state, message: message(say, taskId, contextId), timestamp: new Date().toISOString() },
+        metadata: undefined,
+      });
+    bus.publish(
+      AgentEvent.task(
+        ctx.task ?? {
+          id: taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+          artifacts: [],
+          history: [ctx.userMessage],
+          metadata: undefined,
+        },
+      ),
+    );
     const n = text.startsWith("count:") ? Number(text.slice(6)) : 0;
     if (n > 0) for (let i = 1; i <= n; i++) bus.publish(status(TaskState.TASK_STATE_WORKING, String(i)));
     else bus.publish(status(TaskState.TASK_STATE_WORKING, text));
@@ -35,15 +58,26 @@ const executor: AgentExecutor = {
 let url = "";
 const iface = (protocolVersion: string) => ({ url: `${url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion });
 const card = (): AgentCard => ({
-  name: "echo", description: "echo", supportedInterfaces: [iface("1.0"), iface("0.3")], provider: undefined, version: "1.0.0",
+  name: "echo",
+  description: "echo",
+  supportedInterfaces: [iface("1.0"), iface("0.3")],
+  provider: undefined,
+  version: "1.0.0",
   capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-  securitySchemes: {}, securityRequirements: [], defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
   skills: [{ id: "echo", name: "Echo", description: "echo", tags: [], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
   signatures: [],
 });
 const handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor);
 const app = express();
-app.use("/", express.json({ limit: "10mb" }), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+app.use(
+  "/",
+  express.json({ limit: "10mb" }),
+  jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }),
+);
 const server = app.listen(0, "127.0.0.1", () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   console.log(JSON.stringify({ url }));

@@ -54,7 +54,9 @@ async function slowReaderOnce(env: NodeJS.ProcessEnv): Promise<string[]> {
     await busy.done;
     // The big task is done once its final status is stored.
     for (;;) {
-      const r = (await rpcCall(router.url + "/rpc", { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "stalled" } }, http)) as { result?: { status: { state: string } } };
+      const r = (await rpcCall(router.url + "/rpc", { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "stalled" } }, http)) as {
+        result?: { status: { state: string } };
+      };
       if (r.result?.status.state === "completed") break;
       await sleep(100);
     }

@@ -167,12 +167,11 @@ export class HubConnection {
     const settled = Promise.resolve(result);
     // Answered in order, so a refusal may wait behind earlier answers: it is handled (below), not unhandled.
     settled.catch(() => undefined);
-    this.#answers = this.#answers.then(
-      () =>
-        settled.then(
-          (value) => this.send(success(id, value)),
-          (err: unknown) => this.send(failure(id, answerError(err, method, this.logger).toJSON())),
-        ),
+    this.#answers = this.#answers.then(() =>
+      settled.then(
+        (value) => this.send(success(id, value)),
+        (err: unknown) => this.send(failure(id, answerError(err, method, this.logger).toJSON())),
+      ),
     );
   }
 

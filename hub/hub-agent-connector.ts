@@ -130,9 +130,13 @@ export class HubAgentConnector implements AgentConnector {
     const taskId = ctx.task.id;
     const channel = new TaskChannel(ctx.flushed);
     this.#tasks.set(taskId, channel);
-    ctx.signal.addEventListener("abort", () => {
-      if (this.#tasks.get(taskId) === channel) this.release(taskId);
-    }, { once: true });
+    ctx.signal.addEventListener(
+      "abort",
+      () => {
+        if (this.#tasks.get(taskId) === channel) this.release(taskId);
+      },
+      { once: true },
+    );
     const requestId = randomUUID();
     channel.requestId = requestId;
     this.#executeIds.set(requestId, taskId);

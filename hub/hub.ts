@@ -156,11 +156,18 @@ export class AgentHub {
 
   #accept(ws: WebSocket, token: string | undefined, address: string | undefined): void {
     const { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, logger } = this.#opts;
-    const conn = new HubConnection(ws, token, { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, senders: this.#senders }, {
-      frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
-      dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
-      rested: (c, limit) => this.#opts.onRest?.(limit),
-    }, logger, address);
+    const conn = new HubConnection(
+      ws,
+      token,
+      { timeoutMs, registerTimeoutMs, bytesPerSecond, sharedBytesPerSecond, senders: this.#senders },
+      {
+        frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
+        dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
+        rested: (c, limit) => this.#opts.onRest?.(limit),
+      },
+      logger,
+      address,
+    );
     this.#connections.add(conn);
     conn.start();
     conn.send({ jsonrpc: "2.0", method: HUB_METHODS.CONNECTION_ESTABLISHED, params: { connection_id: conn.id } });
@@ -186,7 +193,8 @@ export class AgentHub {
     const id = frame.id ?? null;
     const hasId = frame.id !== undefined;
     if (isAnswer(frame)) {
-      if (conn.agent && typeof frame.id === "string") conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result, this.#answerIssue(frame.result));
+      if (conn.agent && typeof frame.id === "string")
+        conn.agent.answered(frame.id, frame.error as { message?: unknown } | undefined, frame.result, this.#answerIssue(frame.result));
       return;
     }
     if (typeof frame.method !== "string") {

@@ -1,7 +1,16 @@
 import { artifactFromV01, messageToV01, messageToV10, partFromV01, partFromV10, type V01Part, type V10Part } from "../router/dialects/index.js";
 import { TEXT_KIND_KEY, type AgentUpdate, type Message, type Part, type TextKind } from "../router/core/model.js";
 import { HubRefusal } from "./wire/errors.js";
-import { isLegacyPart, wireText, type LegacyWirePart, type ArtifactParams, type HubProtocol, type StatusParams, type WireMessage, type WirePart } from "./wire/frames.js";
+import {
+  isLegacyPart,
+  wireText,
+  type LegacyWirePart,
+  type ArtifactParams,
+  type HubProtocol,
+  type StatusParams,
+  type WireMessage,
+  type WirePart,
+} from "./wire/frames.js";
 
 const TEXT_KINDS: ReadonlySet<unknown> = new Set<TextKind>(["delta", "snapshot", "progress"]);
 

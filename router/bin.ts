@@ -22,8 +22,14 @@ program
   .description("run the router (HTTP + WebSocket hub on one port)")
   .option("--host <host>", "address to bind (env HOST; default 127.0.0.1)")
   .addOption(new Option("--port <port>", "port to bind, 0 for any free one (env PORT; default 8080)").argParser(port))
-  .option("--store <spec>", "memory | sqlite:PATH | redis://host:port/db (env A2A_ROUTER_STORE; default sqlite:./data/router.db; Redis key prefix: env A2A_ROUTER_REDIS_PREFIX)")
-  .option("--config <path>", "config file (default ./a2a-router.config.json when present); other env: ROUTER_API_KEYS, HUB_TOKENS, DEFAULT_AGENT, CORS_ORIGINS, PUBLIC_URL, TASK_TIMEOUT_MS, HEARTBEAT_MS, HUB_TIMEOUT_MS, LOG_LEVEL, OPENAI_BASE_URL; every key and env var: README, Configuration")
+  .option(
+    "--store <spec>",
+    "memory | sqlite:PATH | redis://host:port/db (env A2A_ROUTER_STORE; default sqlite:./data/router.db; Redis key prefix: env A2A_ROUTER_REDIS_PREFIX)",
+  )
+  .option(
+    "--config <path>",
+    "config file (default ./a2a-router.config.json when present); other env: ROUTER_API_KEYS, HUB_TOKENS, DEFAULT_AGENT, CORS_ORIGINS, PUBLIC_URL, TASK_TIMEOUT_MS, HEARTBEAT_MS, HUB_TIMEOUT_MS, LOG_LEVEL, OPENAI_BASE_URL; every key and env var: README, Configuration",
+  )
   .option("--character <path>", "character file for the eliza agent")
   .option("--eliza-plugin <path>", "Eliza plugin module to load (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
   .option("--allow-open", "allow a non-loopback bind without client API keys")

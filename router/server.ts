@@ -154,10 +154,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   // Cards are read before serving, but a slow or hanging upstream must not hold the router's start-up:
   // past the bound, lookups finish in the background (a turn waits for its agent's lookup).
   let startupTimer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.all(httpAgents.map((a) => a.discover())),
-    new Promise<void>((r) => (startupTimer = setTimeout(r, STARTUP_DISCOVERY_MS))),
-  ]);
+  await Promise.race([Promise.all(httpAgents.map((a) => a.discover())), new Promise<void>((r) => (startupTimer = setTimeout(r, STARTUP_DISCOVERY_MS)))]);
   clearTimeout(startupTimer);
 
   let hub: AgentHub | undefined;
@@ -256,7 +253,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
   const extendedCard =
     config.apiKeys.length > 0
-      ? (agentId: string | undefined, origin?: string, audience: CardAudience = "all") => extendedCardProvider(agents, () => cardContext(origin))(agentId, audience)
+      ? (agentId: string | undefined, origin?: string, audience: CardAudience = "all") =>
+          extendedCardProvider(agents, () => cardContext(origin))(agentId, audience)
       : undefined;
   const service = new TaskService({ engine, agents, defaultAgent, push });
   // One A2A request handler behind every binding: JSON-RPC (through the dispatcher) and REST.

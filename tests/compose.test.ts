@@ -86,7 +86,18 @@ describe("docker-compose.yml", () => {
   });
 
   test("the router listens on 0.0.0.0:8080, reached through the load balancer, with the config file mounted read-only", () => {
-    expect(router.command).toEqual(["node", ...ROUTER_NODE_FLAGS, "dist/router/bin.js", "serve", "--host", "0.0.0.0", "--port", "8080", "--config", "/config/a2a-router.config.json"]);
+    expect(router.command).toEqual([
+      "node",
+      ...ROUTER_NODE_FLAGS,
+      "dist/router/bin.js",
+      "serve",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "8080",
+      "--config",
+      "/config/a2a-router.config.json",
+    ]);
     expect(router.ports).toBeUndefined();
     expect(router.expose).toEqual(["8080"]);
     expect(configMount).toEqual(["./docker/a2a-router.config.json", "/config/a2a-router.config.json", "ro"]);

@@ -21,11 +21,7 @@ function makeMemory(id: string, roomId: string, createdAt: number): MemoryRecord
 
 const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
 
-export function runMemoryStoreContract<S extends ClosableMemoryStore>(
-  name: string,
-  make: () => Promise<S>,
-  options: MemoryStoreContractOptions<S> = {},
-): void {
+export function runMemoryStoreContract<S extends ClosableMemoryStore>(name: string, make: () => Promise<S>, options: MemoryStoreContractOptions<S> = {}): void {
   describe(`MemoryRecordStore contract: ${name}`, () => {
     const opened: S[] = [];
     const fresh = async (): Promise<S> => {

@@ -23,9 +23,7 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
         ["f", "ctx-3", "echo", "working", 6],
         ["g", "ctx-3", "echo", "working", 6],
       ];
-      const tasks = rows.map(([id, contextId, agentId, state, t]) =>
-        makeTask(id, { contextId, agentId, status: { state }, updatedAt: at(t) }),
-      );
+      const tasks = rows.map(([id, contextId, agentId, state, t]) => makeTask(id, { contextId, agentId, status: { state }, updatedAt: at(t) }));
       await store.commit({ tasks, events: [] });
     };
 
@@ -86,16 +84,14 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
     test("the (updatedAt, id) cursor starts strictly after its task, ties included", async () => {
       const store = await fresh();
       await seed(store);
-      const pageAfter = async (t: number, id: string, limit = 10): Promise<string[]> =>
-        ids(await store.listTasks({ before: { updatedAt: at(t), id }, limit }));
+      const pageAfter = async (t: number, id: string, limit = 10): Promise<string[]> => ids(await store.listTasks({ before: { updatedAt: at(t), id }, limit }));
       expect(await pageAfter(6, "g")).toEqual(["f", "e", "d", "c", "b", "a"]);
       expect(await pageAfter(6, "f")).toEqual(["e", "d", "c", "b", "a"]);
       expect(await pageAfter(6, "fz")).toEqual(["f", "e", "d", "c", "b", "a"]); // need not name a stored task
       expect(await pageAfter(6, "zz", 2)).toEqual(["g", "f"]);
       expect(await pageAfter(5, "e")).toEqual(["d", "c", "b", "a"]);
       expect(await pageAfter(1, "a")).toEqual([]);
-      expect(ids(await store.listTasks({ before: { updatedAt: at(6), id: "g" }, contextId: "ctx-3", limit: 5 })))
-        .toEqual(["f"]);
+      expect(ids(await store.listTasks({ before: { updatedAt: at(6), id: "g" }, contextId: "ctx-3", limit: 5 }))).toEqual(["f"]);
       // The same instant written another way is the same cursor: times compare as milliseconds.
       const sameInstant = at(6).replace(".000Z", "+00:00");
       expect(ids(await store.listTasks({ before: { updatedAt: sameInstant, id: "g" }, limit: 1 }))).toEqual(["f"]);
@@ -136,9 +132,7 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
     test("a bad cursor or limit is rejected naming the field", async () => {
       const store = await fresh();
       await seed(store);
-      await expect(store.listTasks({ before: { updatedAt: "not a time", id: "a" }, limit: 1 })).rejects.toThrow(
-        /before\.updatedAt/,
-      );
+      await expect(store.listTasks({ before: { updatedAt: "not a time", id: "a" }, limit: 1 })).rejects.toThrow(/before\.updatedAt/);
       const noId = { updatedAt: at(1) } as unknown as TaskCursor;
       await expect(store.listTasks({ before: noId, limit: 1 })).rejects.toThrow(/before\.id/);
       await expect(store.listTasks({ limit: -1 })).rejects.toThrow(/limit/);
@@ -178,8 +172,7 @@ export function runListingContract(fresh: () => Promise<RouterStore>): void {
       const since = (n: number) => Date.parse(at(n));
       expect(ids(await store.listTasks({ statusSinceMs: since(4), limit: 10 }))).toEqual(["late", "bare", "offset"]);
       expect(await store.countTasks({ statusSinceMs: since(4) })).toBe(3);
-      expect(ids(await store.listTasks({ statusSinceMs: since(4), limit: 1, before: { updatedAt: at(6), id: "late" } })))
-        .toEqual(["bare"]);
+      expect(ids(await store.listTasks({ statusSinceMs: since(4), limit: 1, before: { updatedAt: at(6), id: "late" } }))).toEqual(["bare"]);
       expect(ids(await store.listTasks({ statusSinceMs: since(5), state: "working", limit: 10 }))).toEqual(["bare"]);
       expect(await store.countTasks({ statusSinceMs: since(5), contextId: "ctx-2" })).toBe(1);
       expect(ids(await store.listTasks({ statusSinceMs: since(0), limit: 10 }))).toEqual(["early", "late", "bare", "offset"]);

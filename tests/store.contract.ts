@@ -22,12 +22,7 @@ export { at, makeEvent, makeTask, range } from "./helpers/store-fixtures.js";
 const seqs = (events: LoggedEvent[]): number[] => events.map((e) => e.seq);
 const ids = (items: Array<{ id: string }>): string[] => items.map((t) => t.id);
 
-export function runStoreContract(
-  name: string,
-  make: () => Promise<RouterStore>,
-  dispose?: () => Promise<void>,
-  options: StoreContractOptions = {},
-): void {
+export function runStoreContract(name: string, make: () => Promise<RouterStore>, dispose?: () => Promise<void>, options: StoreContractOptions = {}): void {
   describe(`TaskStore contract: ${name}`, () => {
     const opened: RouterStore[] = [];
     const fresh = async (): Promise<RouterStore> => {
@@ -64,15 +59,11 @@ export function runStoreContract(
           throw new Error("unreadable");
         },
       });
-      await expect(
-        store.commit({ tasks: [makeTask("good"), bad], events: [makeEvent("good", 1), makeEvent("bad", 1)] }),
-      ).rejects.toThrow();
+      await expect(store.commit({ tasks: [makeTask("good"), bad], events: [makeEvent("good", 1), makeEvent("bad", 1)] })).rejects.toThrow();
       expect(await store.getTask("good")).toBeUndefined();
       expect(await store.readEvents("good", 0, 10)).toEqual([]);
       expect(await store.listTasks({ limit: 10 })).toEqual([]);
-      await expect(store.commit({ tasks: [makeTask("t", { updatedAt: "yesterday" })], events: [] })).rejects.toThrow(
-        /updatedAt/,
-      );
+      await expect(store.commit({ tasks: [makeTask("t", { updatedAt: "yesterday" })], events: [] })).rejects.toThrow(/updatedAt/);
       expect(await store.getTask("t")).toBeUndefined();
     });
 
@@ -208,9 +199,7 @@ export function runStoreContract(
 
     test("concurrent commits all land", async () => {
       const store = await fresh();
-      await Promise.all(
-        range(1, 20).map((i) => store.commit({ tasks: [makeTask(`c${i}`)], events: [makeEvent(`c${i}`, 1)] })),
-      );
+      await Promise.all(range(1, 20).map((i) => store.commit({ tasks: [makeTask(`c${i}`)], events: [makeEvent(`c${i}`, 1)] })));
       expect((await store.listTasks({ limit: 100 })).length).toBe(20);
       for (const i of range(1, 20)) expect(seqs(await store.readEvents(`c${i}`, 0, 5))).toEqual([1]);
     });
@@ -221,15 +210,12 @@ export function runStoreContract(
       const store = await fresh();
       const unfinished: TaskState[] = ["submitted", "working", "input-required", "auth-required"];
       const states: TaskState[] = [...unfinished, "completed", "canceled", "failed", "rejected"];
-      const withState = (id: string, state: TaskState, t: number): Task =>
-        makeTask(id, { status: { state }, updatedAt: at(t) });
+      const withState = (id: string, state: TaskState, t: number): Task => makeTask(id, { status: { state }, updatedAt: at(t) });
       await store.commit({ tasks: states.map((state, i) => withState(state, state, i)), events: [] });
       expect(ids(await store.listUnfinishedTasks()).sort()).toEqual([...unfinished].sort());
       const changed = [withState("working", "completed", 20), withState("failed", "working", 21)];
       await store.commit({ tasks: changed, events: [] });
-      expect(ids(await store.listUnfinishedTasks()).sort()).toEqual(
-        ["auth-required", "failed", "input-required", "submitted"],
-      );
+      expect(ids(await store.listUnfinishedTasks()).sort()).toEqual(["auth-required", "failed", "input-required", "submitted"]);
       const [first] = await store.listUnfinishedTasks();
       first.status.state = "completed";
       expect((await store.listUnfinishedTasks()).length).toBe(4);

@@ -74,7 +74,13 @@ export async function answerPendingAction(
     const answer = await runtime.useModel(ModelType.TEXT_LARGE, {
       prompt: composePromptFromState({ state, template: runtime.character.templates?.parametersTemplate ?? parametersTemplate }),
       signal: options.signal,
-      context: { purpose: "parameters", messageText: text, character: runtime.character, actions: [action], wanted: { action: action.name, parameters: wanted } },
+      context: {
+        purpose: "parameters",
+        messageText: text,
+        character: runtime.character,
+        actions: [action],
+        wanted: { action: action.name, parameters: wanted },
+      },
     });
     params = (parseKeyValueXml(answer)?.params as XmlRecord | undefined) ?? {};
   }
@@ -86,7 +92,14 @@ export async function answerPendingAction(
     params,
     inReplyTo: message.id,
   };
-  const responseMemory: Memory = { id: randomUUID(), entityId: runtime.agentId, agentId: runtime.agentId, roomId: message.roomId, content: response, createdAt: Date.now() };
+  const responseMemory: Memory = {
+    id: randomUUID(),
+    entityId: runtime.agentId,
+    agentId: runtime.agentId,
+    roomId: message.roomId,
+    content: response,
+    createdAt: Date.now(),
+  };
   const state = await runtime.composeState(message, ["ACTIONS"]);
   const actionResults = await processActions(runtime, message, [responseMemory], state, hooks.callback, {
     signal: options.signal,

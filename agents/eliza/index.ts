@@ -111,11 +111,7 @@ async function buildAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
   if (options.logger) setLoggerBackend(options.logger);
   const logger = options.logger ?? pino({ enabled: false });
   const env = options.env ?? process.env;
-  const characterLabel = options.character
-    ? "character option"
-    : options.characterPath
-      ? `character file ${options.characterPath}`
-      : "built-in character";
+  const characterLabel = options.character ? "character option" : options.characterPath ? `character file ${options.characterPath}` : "built-in character";
   const character = options.character
     ? checkCharacter(options.character, characterLabel)
     : options.characterPath
@@ -161,10 +157,7 @@ async function buildAgent(options: ElizaAgentOptions): Promise<ElizaAgent> {
     await runtime.stop(); // the services that did start
     throw err;
   }
-  logger.info(
-    { character: character.name, model: model.provider, actions: runtime.actions.map((a) => a.name) },
-    "eliza agent ready",
-  );
+  logger.info({ character: character.name, model: model.provider, actions: runtime.actions.map((a) => a.name) }, "eliza agent ready");
   return new HostedElizaAgent(runtime, options.store, turnTimeoutMs);
 }
 

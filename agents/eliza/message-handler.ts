@@ -132,8 +132,7 @@ export async function handleMessage(
       return { status: "discarded", response, actionResults: [] };
     }
     response.inReplyTo = message.id;
-    response.simple =
-      response.actions?.length === 1 && response.actions[0].toUpperCase() === "REPLY" && (response.providers?.length ?? 0) === 0;
+    response.simple = response.actions?.length === 1 && response.actions[0].toUpperCase() === "REPLY" && (response.providers?.length ?? 0) === 0;
     const responseMemory: Memory = {
       id: randomUUID(),
       entityId: runtime.agentId,
@@ -162,14 +161,7 @@ export async function handleMessage(
 }
 
 /** Evaluators run after the response; only `alwaysRun` ones when the agent stayed silent. */
-async function runEvaluators(
-  runtime: AgentRuntime,
-  message: Memory,
-  state: State,
-  hooks: MessageHooks,
-  responses: Memory[],
-  silent = false,
-): Promise<void> {
+async function runEvaluators(runtime: AgentRuntime, message: Memory, state: State, hooks: MessageHooks, responses: Memory[], silent = false): Promise<void> {
   for (const evaluator of runtime.evaluators) {
     if (silent && !evaluator.alwaysRun) continue;
     try {

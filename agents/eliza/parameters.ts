@@ -110,7 +110,10 @@ function precoerce(value: XmlValue, schema: ActionParameterSchema): unknown {
   const text = value.trim();
   if (schema.type === "array") {
     if (text.startsWith("[")) return parseJsonOr(text);
-    return text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    return text
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
   }
   if (schema.type === "object" && text.startsWith("{")) return parseJsonOr(text);
   return text;
@@ -133,7 +136,7 @@ function describe(error: ErrorObject): string {
   const detail =
     error.keyword === "enum"
       ? `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`
-      : error.message ?? "is invalid";
+      : (error.message ?? "is invalid");
   return `parameter "${pathName(error.instancePath)}" ${detail}`;
 }
 

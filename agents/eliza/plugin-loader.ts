@@ -35,7 +35,8 @@ function checkExtensions(label: string, plugin: Record<string, unknown>): void {
     if (!Array.isArray(plugin.services)) throw new Error(`${label}: "services" must be an array`);
     plugin.services.forEach((service: unknown, i) => {
       const s = service as { start?: unknown; serviceType?: unknown } | undefined;
-      if (typeof service !== "function" || typeof s?.start !== "function") throw new Error(`${label}: services[${i}] must be a Service class (with a static start)`);
+      if (typeof service !== "function" || typeof s?.start !== "function")
+        throw new Error(`${label}: services[${i}] must be a Service class (with a static start)`);
       if (typeof s.serviceType !== "string" || s.serviceType === "") throw new Error(`${label}: services[${i}] (${service.name}) has no static serviceType`);
     });
   }
@@ -43,13 +44,15 @@ function checkExtensions(label: string, plugin: Record<string, unknown>): void {
     if (!Array.isArray(plugin.routes)) throw new Error(`${label}: "routes" must be an array`);
     plugin.routes.forEach((route: unknown, i) => {
       const r = (route ?? {}) as { type?: unknown; path?: unknown; handler?: unknown };
-      if (typeof r.type !== "string" || !ROUTE_TYPES.has(r.type)) throw new Error(`${label}: routes[${i}] "type" must be one of ${[...ROUTE_TYPES].join(", ")}`);
+      if (typeof r.type !== "string" || !ROUTE_TYPES.has(r.type))
+        throw new Error(`${label}: routes[${i}] "type" must be one of ${[...ROUTE_TYPES].join(", ")}`);
       if (typeof r.path !== "string") throw new Error(`${label}: routes[${i}] has no "path"`);
       if (r.type !== "STATIC" && !isFunction(r.handler)) throw new Error(`${label}: routes[${i}] (${r.type} ${r.path}) has no "handler" function`);
     });
   }
   if (plugin.events !== undefined) {
-    if (!plugin.events || typeof plugin.events !== "object" || Array.isArray(plugin.events)) throw new Error(`${label}: "events" must be an object of handler lists`);
+    if (!plugin.events || typeof plugin.events !== "object" || Array.isArray(plugin.events))
+      throw new Error(`${label}: "events" must be an object of handler lists`);
     for (const [event, handlers] of Object.entries(plugin.events)) {
       if (!Array.isArray(handlers) || !handlers.every(isFunction)) throw new Error(`${label}: events.${event} must be an array of functions`);
     }

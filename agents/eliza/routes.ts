@@ -36,7 +36,10 @@ export function hostedRoutes(runtime: AgentRuntime): HostedRoute[] {
   for (const route of runtime.routes) {
     const handler = route.handler;
     if (route.type === "STATIC" || !handler) {
-      runtime.logger.warn({ plugin: route.pluginName, path: route.path }, "plugin route not served: STATIC routes and routes without a handler are not supported");
+      runtime.logger.warn(
+        { plugin: route.pluginName, path: route.path },
+        "plugin route not served: STATIC routes and routes without a handler are not supported",
+      );
       continue;
     }
     out.push({

@@ -11,20 +11,7 @@ import { fromRecord, toRecord } from "./memory.js";
 import type { TextModel } from "./models/text-model.js";
 import { compileParameters, type ParameterValidator } from "./parameters.js";
 import { ServiceRegistry, type Service, type ServiceClass } from "./service.js";
-import type {
-  Action,
-  Character,
-  Evaluator,
-  GenerateTextParams,
-  IAgentRuntime,
-  Memory,
-  ModelTypeName,
-  Plugin,
-  Provider,
-  Route,
-  State,
-  UUID,
-} from "./types.js";
+import type { Action, Character, Evaluator, GenerateTextParams, IAgentRuntime, Memory, ModelTypeName, Plugin, Provider, Route, State, UUID } from "./types.js";
 
 /** A plugin route with the name of the plugin that serves it. */
 export interface PluginRoute extends Route {
@@ -45,7 +32,10 @@ export const DEFAULT_RECENT_MESSAGES = 20;
 
 /** "Book flight" and "BOOK_FLIGHT" name the same action. */
 export function normalizeActionName(name: string): string {
-  return name.trim().toUpperCase().replace(/[\s-]+/g, "_");
+  return name
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, "_");
 }
 
 export class AgentRuntime implements IAgentRuntime {
@@ -151,9 +141,7 @@ export class AgentRuntime implements IAgentRuntime {
   }
 
   async emitEvent(event: string | string[], params: Record<string, unknown>): Promise<void> {
-    await this.#events.emit(event, { ...params, runtime: this }, (name, err) =>
-      this.logger.warn({ err, event: name }, "event handler failed"),
-    );
+    await this.#events.emit(event, { ...params, runtime: this }, (name, err) => this.logger.warn({ err, event: name }, "event handler failed"));
   }
 
   /** Stops every service (the last started first); the runtime takes no more turns after this. */
@@ -164,10 +152,7 @@ export class AgentRuntime implements IAgentRuntime {
   /** The action called `name`, or whose simile it is. */
   getAction(name: string): Action | undefined {
     const key = normalizeActionName(name);
-    return (
-      this.#actions.find((a) => normalizeActionName(a.name) === key) ??
-      this.#actions.find((a) => a.similes?.some((s) => normalizeActionName(s) === key))
-    );
+    return this.#actions.find((a) => normalizeActionName(a.name) === key) ?? this.#actions.find((a) => a.similes?.some((s) => normalizeActionName(s) === key));
   }
 
   /** The compiled parameter validator of a registered action. */

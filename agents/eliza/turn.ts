@@ -194,7 +194,12 @@ class TurnStream {
     const replyText = this.reply.replyText;
     if (replyText === "" && !this.reply.hasCallbacks) return undefined;
     const content: Content = this.reply.hasCallbacks
-      ? { text: this.reply.callbackText, actionCallbackHistory: this.reply.actionCallbackHistory, inReplyTo, ...(replyText !== "" && { preCallbackText: replyText }) }
+      ? {
+          text: this.reply.callbackText,
+          actionCallbackHistory: this.reply.actionCallbackHistory,
+          inReplyTo,
+          ...(replyText !== "" && { preCallbackText: replyText }),
+        }
       : { text: replyText, inReplyTo };
     if (outcome?.response) {
       content.thought = outcome.response.thought;

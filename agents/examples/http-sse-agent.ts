@@ -154,7 +154,11 @@ export async function startHttpSseAgent(options: { host?: string; port?: number 
         const id = taskIdOf(params);
         const entry = tasks.get(id);
         if (!entry) throw taskNotFound(id);
-        if (TERMINAL.has(entry.task.status.state)) throw new Fault(A2A_CODES.TASK_NOT_CANCELABLE, `Task cannot be canceled: ${id} is ${entry.task.status.state}`, { taskId: id, state: entry.task.status.state });
+        if (TERMINAL.has(entry.task.status.state))
+          throw new Fault(A2A_CODES.TASK_NOT_CANCELABLE, `Task cannot be canceled: ${id} is ${entry.task.status.state}`, {
+            taskId: id,
+            state: entry.task.status.state,
+          });
         entry.cancel.abort();
         entry.task.status = status("canceled");
         return entry.task;

@@ -147,4 +147,3 @@ export function settingsFrom(options: ConnectAgentOptions): Settings {
     logger: options.logger ?? STDERR_LOGGER,
   };
 }
-

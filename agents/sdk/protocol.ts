@@ -1,5 +1,13 @@
 import { TEXT_KIND_KEY } from "../../router/core/model.js";
-import { agentTextMessage, wireText, type ArtifactParams, type HubRequest, type HubResponse, type StatusParams, type V10WireMessage } from "../../hub/wire/frames.js";
+import {
+  agentTextMessage,
+  wireText,
+  type ArtifactParams,
+  type HubRequest,
+  type HubResponse,
+  type StatusParams,
+  type V10WireMessage,
+} from "../../hub/wire/frames.js";
 import type { ArtifactInput, FinalState, LegacyPart, Message, Metadata, Part } from "./types.js";
 
 /** The hub's wire (method names, frames) is one module, shared with the hub: hub/wire. */

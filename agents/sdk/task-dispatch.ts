@@ -52,16 +52,13 @@ export class TaskDispatcher {
     const metadata = (params.metadata ?? {}) as Record<string, unknown>;
     const message: Message = params.message ?? { role: "ROLE_USER", parts: [] };
     const requested = typeof metadata.skill === "string" && metadata.skill !== "" ? metadata.skill : undefined;
-    const entry = requested
-      ? (skills.get(requested) ?? [...skills.values()].find((s) => s.definition.id === requested))
-      : skills.values().next().value;
+    const entry = requested ? (skills.get(requested) ?? [...skills.values()].find((s) => s.definition.id === requested)) : skills.values().next().value;
     const controller = new AbortController();
     this.#running.set(taskId, controller);
     const { signal } = controller;
     // Each turn numbers its updates from 1: the hub acks a re-sent copy instead of logging it twice.
     let seq = 0;
-    const send: SendFrame = (method, frameParams) =>
-      outbox.send({ method, params: { ...(frameParams as { task_id: string }), seq: ++seq } });
+    const send: SendFrame = (method, frameParams) => outbox.send({ method, params: { ...(frameParams as { task_id: string }), seq: ++seq } });
     const ctx: TaskContext = {
       taskId,
       sessionId: typeof params.contextId === "string" ? params.contextId : typeof params.sessionId === "string" ? params.sessionId : "",

@@ -7,11 +7,7 @@ export type SendFrame = (method: string, params: unknown) => Promise<void>;
 const FINAL_STATES: ReadonlySet<string> = new Set<FinalState>(["completed", "failed", "canceled", "input-required", "rejected"]);
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function"
-  );
+  return typeof value === "object" && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
 }
 
 function chunkText(chunk: unknown): string {

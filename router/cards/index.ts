@@ -18,7 +18,12 @@ export function extendedCardProvider(
   ctx: () => CardContext,
 ): (agentId: string | undefined, audience: CardAudience) => Record<string, unknown> {
   return (agentId, audience) => {
-    if (agentId === undefined) return routerCard(agents.list().map((a) => a.info), ctx(), audience);
+    if (agentId === undefined)
+      return routerCard(
+        agents.list().map((a) => a.info),
+        ctx(),
+        audience,
+      );
     const agent = agents.find(agentId);
     if (!agent) throw TaskError.unknownAgent(agentId);
     return agentCard(agent.info, ctx(), audience);

@@ -1,14 +1,4 @@
-import {
-  AnswerError,
-  callResult,
-  type ClientCall,
-  isEventStream,
-  readEvents,
-  readJson,
-  request,
-  sendCall,
-  TransportError,
-} from "../client/index.js";
+import { AnswerError, callResult, type ClientCall, isEventStream, readEvents, readJson, request, sendCall, TransportError } from "../client/index.js";
 import { JSONRPC_CODES } from "../jsonrpc/index.js";
 import { CliError, EXIT } from "./exit-codes.js";
 
@@ -121,10 +111,7 @@ export class A2AClient {
   checkStatus(status: number, body: unknown): void {
     const detail = (body as { error?: { message?: string } })?.error?.message;
     if (status === 401) {
-      throw new CliError(
-        `${this.#noun} refused the request (HTTP 401${detail ? `: ${detail}` : ""}); pass --api-key or set A2A_ROUTER_API_KEY`,
-        EXIT.FAILED,
-      );
+      throw new CliError(`${this.#noun} refused the request (HTTP 401${detail ? `: ${detail}` : ""}); pass --api-key or set A2A_ROUTER_API_KEY`, EXIT.FAILED);
     }
     if (status === 413) throw new CliError(`the message is larger than ${this.#noun} accepts (HTTP 413)`, EXIT.FAILED);
     if (status >= 400 && !detail) throw new CliError(`${this.#noun} answered HTTP ${status}`, EXIT.FAILED);
@@ -170,10 +157,7 @@ export class A2AClient {
       if (!(err instanceof TransportError)) throw err;
       if (err.fault === "too-large") throw new CliError(`the answer of ${this.#noun} is too large`, EXIT.FAILED);
       if (err.fault === "not-json") {
-        throw new CliError(
-          `the server at ${this.#endpoint.origin} answered HTTP ${res.status} without JSON: is --url an A2A JSON-RPC endpoint?`,
-          EXIT.FAILED,
-        );
+        throw new CliError(`the server at ${this.#endpoint.origin} answered HTTP ${res.status} without JSON: is --url an A2A JSON-RPC endpoint?`, EXIT.FAILED);
       }
       throw this.#lost();
     }

@@ -18,18 +18,20 @@ function usageExit(err: CommanderError): never {
 }
 
 function commonOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option("--url <url>", "the target: a router's base URL or any A2A agent's URL").env(ENV.URL).default(DEFAULT_ROUTER_URL))
-    .addOption(new Option("--api-key <key>", "client API key (sent as Authorization: Bearer)").env(ENV.API_KEY))
-    .addOption(
-      new Option("--a2a-version <version>", "A2A dialect to speak: 0.1, 0.3 or 1.0 (default: from the target's agent card; 0.1 for a router)").env(
-        ENV.A2A_VERSION,
-      ),
-    )
-    .option("--json", "print one JSON object a line on stdout (logs stay on stderr)")
-    // Usage errors stay one line (commander's message names the option); --help has the rest.
-    .showHelpAfterError(false)
-    .exitOverride(usageExit);
+  return (
+    cmd
+      .addOption(new Option("--url <url>", "the target: a router's base URL or any A2A agent's URL").env(ENV.URL).default(DEFAULT_ROUTER_URL))
+      .addOption(new Option("--api-key <key>", "client API key (sent as Authorization: Bearer)").env(ENV.API_KEY))
+      .addOption(
+        new Option("--a2a-version <version>", "A2A dialect to speak: 0.1, 0.3 or 1.0 (default: from the target's agent card; 0.1 for a router)").env(
+          ENV.A2A_VERSION,
+        ),
+      )
+      .option("--json", "print one JSON object a line on stdout (logs stay on stderr)")
+      // Usage errors stay one line (commander's message names the option); --help has the rest.
+      .showHelpAfterError(false)
+      .exitOverride(usageExit)
+  );
 }
 
 function messageOptions(cmd: Command): Command {
@@ -124,10 +126,7 @@ export function registerClientCommands(program: Command): void {
     .addHelpText("after", EXIT_CODES_HELP)
     .action(plainAction(cardCommand));
 
-  const push = program
-    .command("push")
-    .description("a task's push notification configs (webhooks), in the target's dialect")
-    .exitOverride(usageExit);
+  const push = program.command("push").description("a task's push notification configs (webhooks), in the target's dialect").exitOverride(usageExit);
   const pushCommand = (name: string, description: string) =>
     taskCommand(push, name, description).option("--config-id <id>", "the config's id (v0.3/v1.0)").addHelpText("after", EXIT_CODES_HELP);
   pushCommand("set", "set a webhook for the task's updates")

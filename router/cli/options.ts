@@ -45,7 +45,7 @@ export function parseMetadata(raw: string | undefined): Record<string, unknown> 
     throw CliError.usage(`--metadata is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw CliError.usage("--metadata must be a JSON object, e.g. '{\"priority\":\"high\"}'");
+    throw CliError.usage('--metadata must be a JSON object, e.g. \'{"priority":"high"}\'');
   }
   return value as Record<string, unknown>;
 }
@@ -98,7 +98,11 @@ const LISTED_STATES: readonly string[] = [...TASK_STATES].filter((s) => s !== "u
 /** --state: an A2A task state, as v0.3 spells it (the v1.0 wire spells it TASK_STATE_...). */
 export function parseTaskState(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const state = raw.trim().toLowerCase().replace(/^task_state_/, "").replace(/_/g, "-");
+  const state = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^task_state_/, "")
+    .replace(/_/g, "-");
   if (!LISTED_STATES.includes(state)) throw CliError.usage(`--state must be one of ${LISTED_STATES.join(", ")}; got "${raw}"`);
   return state;
 }

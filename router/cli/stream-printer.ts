@@ -133,10 +133,7 @@ export class StreamPrinter {
     }
     // A snapshot repeats the answer it builds on, or the line before it (Eliza: "reply\n\n🔍 Looking up..."):
     // a log shows only what is new.
-    const rest =
-      this.#answer !== "" && text.startsWith(this.#answer)
-        ? text.slice(this.#answer.length)
-        : text.slice(sharedLines(this.#lastStatus ?? "", text));
+    const rest = this.#answer !== "" && text.startsWith(this.#answer) ? text.slice(this.#answer.length) : text.slice(sharedLines(this.#lastStatus ?? "", text));
     const line = rest.replace(/^\n+/, "");
     if (line !== "" && text !== this.#lastStatus) this.#note(line);
     this.#lastStatus = text;

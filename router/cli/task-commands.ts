@@ -1,12 +1,6 @@
 import { A2AClient } from "./client.js";
 import { CliError, EXIT, exitCodeForState } from "./exit-codes.js";
-import {
-  type CommonOptions,
-  parseRouterUrl,
-  parseTaskState,
-  parseWholeNumber,
-  requireNonEmpty,
-} from "./options.js";
+import { type CommonOptions, parseRouterUrl, parseTaskState, parseWholeNumber, requireNonEmpty } from "./options.js";
 import { type CliIO, jsonLine, note, printTaskText, textOf } from "./output.js";
 import { openTarget, readCard, requireOperation } from "./target.js";
 import { isRecord } from "../dialects/index.js";
@@ -120,7 +114,12 @@ export async function agentsCommand(options: CommonOptions, io: CliIO): Promise<
   const rows = agents.map((a) => [a.id, a.transport ?? "", a.online === false ? "offline" : "online", a.card?.description ?? a.name ?? ""]);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const row of rows) {
-    io.stdout.write(`${row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  ").trimEnd()}\n`);
+    io.stdout.write(
+      `${row
+        .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell))
+        .join("  ")
+        .trimEnd()}\n`,
+    );
   }
   return EXIT.COMPLETED;
 }

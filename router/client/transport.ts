@@ -92,7 +92,8 @@ let patient: Promise<RequestInit["dispatcher"]> | undefined;
 export function patientDispatcher(): Promise<RequestInit["dispatcher"]> {
   patient ??= fetch("data:,").then(
     () => {
-      const Agent = (globalThis as Record<symbol, { constructor?: new (options: object) => RequestInit["dispatcher"] } | undefined>)[GLOBAL_DISPATCHER]?.constructor;
+      const Agent = (globalThis as Record<symbol, { constructor?: new (options: object) => RequestInit["dispatcher"] } | undefined>)[GLOBAL_DISPATCHER]
+        ?.constructor;
       return Agent ? new Agent({ headersTimeout: 0, bodyTimeout: 0 }) : undefined;
     },
     () => undefined,

@@ -102,15 +102,22 @@ export class RedisCluster implements EngineCluster, CommitFence {
   /** Starts serving hand-overs and reaping the turns of lost instances. */
   attach(peers: ClusterPeers): void {
     this.#peers = peers;
-    this.#inbox = new Inbox(this.#blocking, this.#cmd, this.#opts.keys, () => this.instanceId, {
-      start: (body) => {
-        const { req, dialect, agentId } = body as { req: SendRequest; dialect: DialectName; agentId: string };
-        const agent = peers.localAgents.find(agentId);
-        if (!agent || agent instanceof RemoteAgent || !agent.isOnline()) return Promise.reject(TaskError.agentUnavailable(agentId));
-        return peers.startTurn(req, dialect, agent);
+    this.#inbox = new Inbox(
+      this.#blocking,
+      this.#cmd,
+      this.#opts.keys,
+      () => this.instanceId,
+      {
+        start: (body) => {
+          const { req, dialect, agentId } = body as { req: SendRequest; dialect: DialectName; agentId: string };
+          const agent = peers.localAgents.find(agentId);
+          if (!agent || agent instanceof RemoteAgent || !agent.isOnline()) return Promise.reject(TaskError.agentUnavailable(agentId));
+          return peers.startTurn(req, dialect, agent);
+        },
+        cancel: (body) => peers.cancel((body as { taskId: string }).taskId),
       },
-      cancel: (body) => peers.cancel((body as { taskId: string }).taskId),
-    }, this.#opts.logger);
+      this.#opts.logger,
+    );
     this.#inbox.start();
     this.#reaper = setInterval(() => void this.reap(), Math.max(1, Math.floor(this.#opts.leaseMs / 2)));
     this.#reaper.unref();
@@ -194,9 +201,10 @@ export class RedisCluster implements EngineCluster, CommitFence {
     if (!peers || this.#reaping) return;
     this.#reaping = true;
     try {
-      for (const taskId of await this.#leases.orphans()) await peers.adoptOrphan(taskId).catch((err: unknown) => {
-        if (!(err instanceof TaskError)) this.#opts.logger.warn({ err, task: taskId }, "could not end a lost instance's turn");
-      });
+      for (const taskId of await this.#leases.orphans())
+        await peers.adoptOrphan(taskId).catch((err: unknown) => {
+          if (!(err instanceof TaskError)) this.#opts.logger.warn({ err, task: taskId }, "could not end a lost instance's turn");
+        });
     } catch (err) {
       this.#opts.logger.warn({ err }, "cluster reaper pass failed");
     } finally {

@@ -72,8 +72,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
   if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   if (env.HUB_BYTES_PER_SECOND) out.limits = { ...out.limits, hubBytesPerSecond: intFrom("HUB_BYTES_PER_SECOND", env.HUB_BYTES_PER_SECOND) };
-  if (env.HUB_SHARED_BYTES_PER_SECOND) out.limits = { ...out.limits, hubSharedBytesPerSecond: intFrom("HUB_SHARED_BYTES_PER_SECOND", env.HUB_SHARED_BYTES_PER_SECOND) };
-  if (env.MAX_CONNECTIONS_PER_ADDRESS) out.limits = { ...out.limits, maxConnectionsPerAddress: intFrom("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS) };
+  if (env.HUB_SHARED_BYTES_PER_SECOND)
+    out.limits = { ...out.limits, hubSharedBytesPerSecond: intFrom("HUB_SHARED_BYTES_PER_SECOND", env.HUB_SHARED_BYTES_PER_SECOND) };
+  if (env.MAX_CONNECTIONS_PER_ADDRESS)
+    out.limits = { ...out.limits, maxConnectionsPerAddress: intFrom("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS) };
   if (env.COMMIT_RETRY_MS) out.limits = { ...out.limits, commitRetryMs: intFrom("COMMIT_RETRY_MS", env.COMMIT_RETRY_MS) };
   if (env.HUB_REGISTER_TIMEOUT_MS) out.hub = { ...out.hub, registerTimeoutMs: intFrom("HUB_REGISTER_TIMEOUT_MS", env.HUB_REGISTER_TIMEOUT_MS) };
   if (env.HUB_RESUME_GRACE_MS) out.hub = { ...out.hub, resumeGraceMs: intFrom("HUB_RESUME_GRACE_MS", env.HUB_RESUME_GRACE_MS) };
@@ -82,7 +84,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
 }
 
 function splitList(v: string): string[] {
-  return v.split(",").map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function boolFrom(name: string, v: string): boolean {
@@ -113,7 +118,10 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
   } catch (err) {
     throw new ConfigError(`Invalid config: ${(err as Error).message.replace(/^--store/, "store")}`);
   }
-  for (const [key, origins] of [["cors.origins", config.cors.origins], ["hub.allowedOrigins", config.hub.allowedOrigins]] as const) {
+  for (const [key, origins] of [
+    ["cors.origins", config.cors.origins],
+    ["hub.allowedOrigins", config.hub.allowedOrigins],
+  ] as const) {
     const bad = origins.find((o) => !isOrigin(o));
     if (bad !== undefined) throw new ConfigError(`Invalid config: ${key} entry "${bad}" must be an origin like https://app.example.com`);
   }
@@ -124,9 +132,7 @@ export function resolveConfig(schemas: SchemaRegistry, layers: { file?: RouterCo
   }
   checkEdgeSettings(config);
   if (!isLoopback(config.host) && config.apiKeys.length === 0 && !config.allowOpen) {
-    throw new ConfigError(
-      `Refusing to serve on ${config.host} without client API keys: set apiKeys (or ROUTER_API_KEYS), or pass --allow-open`,
-    );
+    throw new ConfigError(`Refusing to serve on ${config.host} without client API keys: set apiKeys (or ROUTER_API_KEYS), or pass --allow-open`);
   }
   return config;
 }

@@ -5,16 +5,7 @@ import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, EngineOptions, LiveTask, StartOptions, TurnStart } from "./engine-types.js";
 import { EventStream, type EventStreamHost } from "./event-stream.js";
-import {
-  agentText,
-  isTerminal,
-  TURN_END_STATES,
-  type DialectName,
-  type LoggedEvent,
-  type SendRequest,
-  type Task,
-  type TaskStatus,
-} from "./model.js";
+import { agentText, isTerminal, TURN_END_STATES, type DialectName, type LoggedEvent, type SendRequest, type Task, type TaskStatus } from "./model.js";
 import type { ListTasksFilter, ListTasksQuery } from "./store.js";
 import { SharedLog } from "./shared-log.js";
 import { StoreFailures } from "./store-failures.js";
@@ -228,7 +219,13 @@ export class TaskEngine {
     return this.#placement.startTurn(req, dialect, agent, turn, this.#host);
   }
 
-  async #beginTurn(req: SendRequest, dialect: DialectName, agent: AgentConnector, lease: string | undefined, start: TurnStart): Promise<{ task: Task; fromSeq: number }> {
+  async #beginTurn(
+    req: SendRequest,
+    dialect: DialectName,
+    agent: AgentConnector,
+    lease: string | undefined,
+    start: TurnStart,
+  ): Promise<{ task: Task; fromSeq: number }> {
     const now = isoNow();
     let task: Task;
     const existing = req.taskId ? (this.#live.get(req.taskId)?.task ?? (await this.getTask(req.taskId))) : undefined;
@@ -281,7 +278,8 @@ export class TaskEngine {
     if (start.early) this.#hand(live, req);
     if (!(await stored)) throw TaskError.internal("the router could not store the task");
     // Cluster: the store refused the turn's first write (this instance lost its lease meanwhile).
-    if (!start.early && this.#live.get(task.id) !== live) throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
+    if (!start.early && this.#live.get(task.id) !== live)
+      throw TaskError.internal("this router instance lost its cluster lease while starting the task; retry");
     if (!start.early) this.#hand(live, req);
     return started;
   }
@@ -298,7 +296,10 @@ export class TaskEngine {
    * blocking send answers with. Waits on the turn itself, reading nothing from the log.
    */
   async turnResult(turn: { task: Task; fromSeq: number }): Promise<Task | undefined> {
-    const { task: { id: taskId }, fromSeq } = turn;
+    const {
+      task: { id: taskId },
+      fromSeq,
+    } = turn;
     // A turn that ended within its first commit has left #live before its caller asks.
     const live = this.#started.get(turn) ?? this.#live.get(taskId);
     if (live && live.turnFromSeq === fromSeq) {
@@ -344,7 +345,8 @@ export class TaskEngine {
           throw TaskError.taskNotCancelable(taskId, task.status.state);
         }
       }
-      if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease))) throw TaskError.internal("the router could not store the cancel");
+      if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease)))
+        throw TaskError.internal("the router could not store the cancel");
       return structuredClone(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an

@@ -7,16 +7,7 @@
  * three dialects; v0.1 and v1.0 are lossless enough renderings of it for everything the router carries.
  */
 
-export type TaskState =
-  | "submitted"
-  | "working"
-  | "input-required"
-  | "completed"
-  | "canceled"
-  | "failed"
-  | "rejected"
-  | "auth-required"
-  | "unknown";
+export type TaskState = "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
 
 /** Every state a task can be in. */
 export const TASK_STATES: ReadonlySet<TaskState> = new Set([
@@ -34,14 +25,7 @@ export const TASK_STATES: ReadonlySet<TaskState> = new Set([
 /** States after which a task takes no more events. `input-required` ends a turn, not the task. */
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(["completed", "canceled", "failed", "rejected"]);
 /** States that end a turn: a stream closes and tasks/send answers on these. */
-export const TURN_END_STATES: ReadonlySet<TaskState> = new Set([
-  "completed",
-  "canceled",
-  "failed",
-  "rejected",
-  "input-required",
-  "auth-required",
-]);
+export const TURN_END_STATES: ReadonlySet<TaskState> = new Set(["completed", "canceled", "failed", "rejected", "input-required", "auth-required"]);
 
 export type Metadata = Record<string, unknown>;
 
@@ -64,7 +48,6 @@ export const MESSAGE_ANSWER_KEY = "messageAnswer";
  * (hub protocol 2): a blocking send answers with that error instead of the task.
  */
 export const REJECTION_KEY = "agentRejected";
-
 
 export interface TextPart {
   kind: "text";

@@ -45,7 +45,10 @@ export class StoreFailures {
     const { log } = this.#host;
     const live = this.#host.live.get(taskId);
     if (!live && this.#unstored.has(taskId)) {
-      log.error({ err: lost.error, task: taskId }, "STORE FAILED again: the failure of a task could not be stored either; tasks/get reports it from memory until restart");
+      log.error(
+        { err: lost.error, task: taskId },
+        "STORE FAILED again: the failure of a task could not be stored either; tasks/get reports it from memory until restart",
+      );
       return;
     }
     const storedSeq = live ? live.committedSeq : (lost.events[0]?.seq ?? lost.task.lastSeq + 1) - 1;

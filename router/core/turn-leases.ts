@@ -65,7 +65,15 @@ export class TurnLeases {
     task.lastSeq += 1;
     task.status = status;
     task.updatedAt = status.timestamp!;
-    const event: LoggedEvent = { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, seq: task.lastSeq, metadata: { [TEXT_KIND_KEY]: "snapshot" } };
+    const event: LoggedEvent = {
+      kind: "status",
+      status,
+      final: true,
+      taskId: task.id,
+      contextId: task.contextId,
+      seq: task.lastSeq,
+      metadata: { [TEXT_KIND_KEY]: "snapshot" },
+    };
     commits.add(task, event);
     const stored = await commits.flushed(task.id);
     if (lease !== undefined) this.#host.cluster?.endTurn(task.id, lease);

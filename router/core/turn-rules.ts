@@ -1,4 +1,14 @@
-import { agentText, TASK_STATES, TEXT_KIND_KEY, TURN_END_STATES, type LoggedEvent, type StatusUpdate, type StreamEvent, type Task, type TaskStatus } from "./model.js";
+import {
+  agentText,
+  TASK_STATES,
+  TEXT_KIND_KEY,
+  TURN_END_STATES,
+  type LoggedEvent,
+  type StatusUpdate,
+  type StreamEvent,
+  type Task,
+  type TaskStatus,
+} from "./model.js";
 
 /** JavaScript's own error types: thrown by bugs, not by a connector that means to report a failure. */
 const BUG_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];

@@ -126,9 +126,11 @@ export class TurnRunner {
       // A line per turn was ~5% of a tasks/send to the echo: turns that went as asked are in the metrics and at
       // debug; those that did not (failed, canceled, rejected) stay at info.
       const level = isTerminal(task.status.state) && task.status.state !== "completed" ? "info" : "debug";
-      this.#host.log[level]({ task: task.id, agent: live.agent.info.id, context: task.contextId, state: task.status.state, durationMs: duration, events: seq }, "task turn ended");
+      this.#host.log[level](
+        { task: task.id, agent: live.agent.info.id, context: task.contextId, state: task.status.state, durationMs: duration, events: seq },
+        "task turn ended",
+      );
       this.#host.observer?.turnEnded?.(task, duration);
     }
   }
-
 }

@@ -104,7 +104,9 @@ export class A2ARequestHandler {
       case "ListTaskPushNotificationConfigs": {
         const ref = dialect.toPushRef(params, operation);
         const configs = await service.listPushConfigs(ref.taskId, scope);
-        return value(dialect.renderPushConfigList ? dialect.renderPushConfigList(ref.taskId, configs) : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)));
+        return value(
+          dialect.renderPushConfigList ? dialect.renderPushConfigList(ref.taskId, configs) : configs.map((c) => dialect.renderPushConfig(ref.taskId, c)),
+        );
       }
       case "DeleteTaskPushNotificationConfig": {
         const ref = dialect.toPushRef(params, operation);
@@ -144,10 +146,20 @@ export class A2ARequestHandler {
     const base = { taskId: task.id, contextId: task.contextId, seq: undefined };
     // The closing status of a finished turn carries what its logged final event carried (cost, history).
     // A task waiting for input keeps its stream open for the turns to come: its snapshot is not final.
-    const status: OutboundEvent = { ...base, kind: "status", status: task.status, final: events === undefined, ...(lastStatusMetadata && { metadata: lastStatusMetadata }) };
+    const status: OutboundEvent = {
+      ...base,
+      kind: "status",
+      status: task.status,
+      final: events === undefined,
+      ...(lastStatusMetadata && { metadata: lastStatusMetadata }),
+    };
     const artifacts: OutboundEvent[] = task.artifacts.map((artifact) => ({ ...base, kind: "artifact", artifact }));
     const snapshot = turnOver ? [...artifacts, status] : [status, ...artifacts];
-    return stream(dialect, snapshot.map((event) => ({ event })), events);
+    return stream(
+      dialect,
+      snapshot.map((event) => ({ event })),
+      events,
+    );
   }
 }
 

@@ -111,7 +111,15 @@ export function createApp(deps: AppDeps): express.Express {
     const body = JSON.stringify(card(cardAudience(a2aVersionOf(req.get("a2a-version"), req.query))));
     res.set(cardHeaders.of(body)).vary("A2A-Version").type("json").send(body);
   };
-  app.get(CARD_PATHS, (req, res) => sendCard(req, res, (audience) => routerCard(deps.agents.list().map((a) => a.info), deps.card(requestOrigin(req)), audience)));
+  app.get(CARD_PATHS, (req, res) =>
+    sendCard(req, res, (audience) =>
+      routerCard(
+        deps.agents.list().map((a) => a.info),
+        deps.card(requestOrigin(req)),
+        audience,
+      ),
+    ),
+  );
   app.get(
     CARD_PATHS.map((p) => `/agents/:agentId${p}`),
     (req, res) => {
@@ -143,12 +151,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.post(["/", "/rpc", "/agents/:agentId"], guard, body, rpc);
-  app.use(
-    "/agents/:agentId/rest",
-    guard,
-    body,
-    restHandler({ handler: deps.handler, relay: sseOptions(deps), logger: deps.logger, origin: requestOrigin }),
-  );
+  app.use("/agents/:agentId/rest", guard, body, restHandler({ handler: deps.handler, relay: sseOptions(deps), logger: deps.logger, origin: requestOrigin }));
 
   if (deps.routes?.length) {
     const json = express.json({ limit: deps.maxBodyBytes });

@@ -45,7 +45,11 @@ function overLimitMessage(socket: Socket | undefined): string {
  * `perAddress` plus its headroom, the rest of `max` stays for the other addresses. Returns the live counts,
  * for tests.
  */
-export function limitConnections(server: Server, max: number, perAddress = defaultConnectionsPerAddress(max)): { open(): number; from(address: string): number } {
+export function limitConnections(
+  server: Server,
+  max: number,
+  perAddress = defaultConnectionsPerAddress(max),
+): { open(): number; from(address: string): number } {
   let open = 0;
   // Connections served normally: the ones marked for an address's bound do not take the others' room.
   let served = 0;

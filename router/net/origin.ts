@@ -85,7 +85,10 @@ export function isOwnOrigin(req: IncomingMessage, origin: string, policy: Origin
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const header = req.headers["x-forwarded-for"];
-    const hops = (Array.isArray(header) ? header.join(",") : header)?.split(",").map((s) => s.trim()).filter(Boolean);
+    const hops = (Array.isArray(header) ? header.join(",") : header)
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (hops?.length) return hops[hops.length - 1]!;
   }
   return req.socket?.remoteAddress ?? "unknown";

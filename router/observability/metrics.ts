@@ -15,12 +15,31 @@ export class RouterMetrics implements EngineObserver {
   readonly sseStreams: Gauge;
   readonly hubRests: Counter<"limit">;
 
-  constructor(live: { liveTasks(): number; streams(): number; bufferedEvents(): number; pendingCommits(): number; logFallbacks(): number; hubAgents(): number; hubAgentsPaused(): number }) {
+  constructor(live: {
+    liveTasks(): number;
+    streams(): number;
+    bufferedEvents(): number;
+    pendingCommits(): number;
+    logFallbacks(): number;
+    hubAgents(): number;
+    hubAgentsPaused(): number;
+  }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "a2a_router_" });
     this.tasksStarted = new Counter({ name: "a2a_router_turns_started_total", help: "Task turns started, by agent", labelNames: ["agent"], registers });
-    this.turnsEnded = new Counter({ name: "a2a_router_tasks_total", help: "Task turns ended, by agent and final state", labelNames: ["agent", "state"], registers });
-    this.turnSeconds = new Histogram({ name: "a2a_router_turn_duration_seconds", help: "Duration of task turns", labelNames: ["agent"], registers, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 600] });
+    this.turnsEnded = new Counter({
+      name: "a2a_router_tasks_total",
+      help: "Task turns ended, by agent and final state",
+      labelNames: ["agent", "state"],
+      registers,
+    });
+    this.turnSeconds = new Histogram({
+      name: "a2a_router_turn_duration_seconds",
+      help: "Duration of task turns",
+      labelNames: ["agent"],
+      registers,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 600],
+    });
     this.eventsRelayed = new Counter({ name: "a2a_router_events_total", help: "Task events committed to the log and relayed to streams", registers });
     this.sseStreams = new Gauge({ name: "a2a_router_sse_streams", help: "Open SSE streams", registers });
     this.hubRests = new Counter({
@@ -30,7 +49,14 @@ export class RouterMetrics implements EngineObserver {
       registers,
     });
     const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({ name, help, registers, collect() { this.set(read()); } });
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
     gauge("a2a_router_tasks_live", "Tasks with a turn in progress", live.liveTasks);
     gauge("a2a_router_stream_subscribers", "Streams attached to live tasks", live.streams);
     gauge("a2a_router_queue_depth", "Events buffered in live stream queues", live.bufferedEvents);

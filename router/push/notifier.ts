@@ -282,10 +282,7 @@ export class PushNotifier {
     }
     t.missedInARow++;
     this.#failed++;
-    this.#log.warn(
-      { task: t.taskId, config: t.config.id, url: t.config.url, seq: event.seq, attempts, reason },
-      "push notification not delivered",
-    );
+    this.#log.warn({ task: t.taskId, config: t.config.id, url: t.config.url, seq: event.seq, attempts, reason }, "push notification not delivered");
     return false;
   }
 

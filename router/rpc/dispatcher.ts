@@ -31,9 +31,7 @@ export interface DispatcherDeps {
   onInternalError?: (err: unknown) => void;
 }
 
-export type DispatchResult =
-  | { kind: "json"; body: RpcResponse | RpcResponse[] | undefined }
-  | { kind: "stream"; messages: MessageStream };
+export type DispatchResult = { kind: "json"; body: RpcResponse | RpcResponse[] | undefined } | { kind: "stream"; messages: MessageStream };
 
 /**
  * The JSON-RPC binding, free of HTTP: validates envelopes, maps a method to its dialect(s) and A2A operation,
@@ -66,7 +64,10 @@ export class Dispatcher {
       return json(failure(null, RpcError.invalidRequest("a request must be a JSON object").toJSON()));
     }
     const issue = this.#deps.schemas.check("jsonrpc", req);
-    if (issue) return json(failure(id, rpcErrorBody(RpcError.invalidRequest(issue.message, issue.field), errorDialect((req as { method?: unknown }).method, ctx.a2aVersion))));
+    if (issue)
+      return json(
+        failure(id, rpcErrorBody(RpcError.invalidRequest(issue.message, issue.field), errorDialect((req as { method?: unknown }).method, ctx.a2aVersion))),
+      );
     const { method, params = {} } = req as { method: string; params?: unknown };
     // Object.hasOwn: a request may carry its own "hasOwnProperty" member.
     const isNotification = !Object.hasOwn(req, "id");

@@ -27,7 +27,9 @@ export class SchemaRegistry {
     // verbose: a failed oneOf keeps its branches, which describe() names ("exactly one of text, raw, ...").
     this.#ajv = new Ajv({ strict: false, allErrors: false, discriminator: true, useDefaults: false, verbose: true });
     addFormats(this.#ajv);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       this.#ajv.addSchema(JSON.parse(readFileSync(join(dir, file), "utf8")));
     }
   }
@@ -77,7 +79,11 @@ export function describe(errors: ErrorObject[], subject = "params"): SchemaIssue
   if (best.keyword === "enum") {
     // ajv says "must be equal to one of the allowed values" without naming them: name them.
     const allowed = (best.params as { allowedValues?: unknown[] }).allowedValues ?? [];
-    const shown = allowed.slice(0, 12).map((v) => JSON.stringify(v)).join(", ") + (allowed.length > 12 ? ", ..." : "");
+    const shown =
+      allowed
+        .slice(0, 12)
+        .map((v) => JSON.stringify(v))
+        .join(", ") + (allowed.length > 12 ? ", ..." : "");
     if (allowed.length > 0) return { field: field || subject, message: `${field || subject} must be one of ${shown}` };
   }
   return { field: field || subject, message: `${field || subject} ${best.message ?? "is invalid"}` };

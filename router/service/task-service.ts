@@ -200,7 +200,7 @@ export class TaskService {
     const filter = {
       contextId: query.contextId,
       state: query.state,
-      agentId: scope.agentId === undefined ? undefined : this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId,
+      agentId: scope.agentId === undefined ? undefined : (this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId),
       statusSinceMs: statusSince(query.statusTimestampAfter),
       ...this.#ownerFilter(scope),
     };
@@ -239,8 +239,14 @@ export class TaskService {
 
   /** The newest task of the context this scope may see that waits for input. */
   async #waitingTask(contextId: string, scope: Scope): Promise<Task | undefined> {
-    const agentId = scope.agentId === undefined ? undefined : this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId;
-    const [task] = await this.#deps.engine.listTasks({ contextId, state: "input-required", ...(agentId !== undefined && { agentId }), ...this.#ownerFilter(scope), limit: 1 });
+    const agentId = scope.agentId === undefined ? undefined : (this.#deps.agents.find(scope.agentId)?.info.id ?? scope.agentId);
+    const [task] = await this.#deps.engine.listTasks({
+      contextId,
+      state: "input-required",
+      ...(agentId !== undefined && { agentId }),
+      ...this.#ownerFilter(scope),
+      limit: 1,
+    });
     return task;
   }
 
@@ -285,4 +291,3 @@ function statusSince(iso: string | undefined): number | undefined {
   if (Number.isNaN(ms)) throw TaskError.invalidParams(`statusTimestampAfter is not a time: "${iso}"`, "statusTimestampAfter");
   return ms;
 }
-

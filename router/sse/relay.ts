@@ -74,7 +74,14 @@ class SseRelay<T> {
   }
 
   readonly #onBatch = (batch: T[] | undefined): void =>
-    this.#guard(() => (batch ? this.#write(batch.map((e) => this.#source.message(e)), 0) : this.#end()));
+    this.#guard(() =>
+      batch
+        ? this.#write(
+            batch.map((e) => this.#source.message(e)),
+            0,
+          )
+        : this.#end(),
+    );
 
   readonly #onError = (err: unknown): void => this.#fail(err);
 

@@ -62,15 +62,20 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
     const log = this.#events.get(taskId) ?? [];
     // seq n sits at index n-1 (commit keeps logs gap-free), so the events after afterSeq start at index afterSeq.
     let page = log.slice(afterSeq, afterSeq + limit);
-    if (maxBytes !== undefined) page = page.slice(0, fitting(page.map((e) => JSON.stringify(e).length), maxBytes));
+    if (maxBytes !== undefined)
+      page = page.slice(
+        0,
+        fitting(
+          page.map((e) => JSON.stringify(e).length),
+          maxBytes,
+        ),
+      );
     return structuredClone(page);
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
     const cursor = checkListQuery(query);
-    const hits = [...this.#tasks.values()].filter(
-      (t) => matchesFilters(t, query) && (cursor === undefined || isAfterCursor(t, cursor)),
-    );
+    const hits = [...this.#tasks.values()].filter((t) => matchesFilters(t, query) && (cursor === undefined || isAfterCursor(t, cursor)));
     return structuredClone(hits.sort(newestFirst).slice(0, query.limit));
   }
 

@@ -226,7 +226,13 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     let jsons = await this.#redis.lrange(this.#key("events", taskId), afterSeq, afterSeq + limit - 1);
     // Trimmed before parsing: what is past the byte budget is dropped as strings, never built as objects.
     if (maxBytes === undefined) return jsons.map((json) => JSON.parse(json) as LoggedEvent);
-    jsons = jsons.slice(0, fitting(jsons.map((j) => j.length), maxBytes));
+    jsons = jsons.slice(
+      0,
+      fitting(
+        jsons.map((j) => j.length),
+        maxBytes,
+      ),
+    );
     return jsons.map((json) => {
       const event = JSON.parse(json) as LoggedEvent;
       noteEventBytes(event, json.length);

@@ -109,7 +109,14 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   /** Why the worker is gone, once it is: every later call fails with it. */
   #gone: Error | undefined;
 
-  private constructor(path: string, worker: Worker, checkpointer: Worker | undefined, reads: SqliteQueries | undefined, inline: SqliteTables | undefined, inlineMax: { bytes: number; rows: number }) {
+  private constructor(
+    path: string,
+    worker: Worker,
+    checkpointer: Worker | undefined,
+    reads: SqliteQueries | undefined,
+    inline: SqliteTables | undefined,
+    inlineMax: { bytes: number; rows: number },
+  ) {
     this.path = path;
     this.#reads = reads;
     this.#inline = inline;

@@ -75,9 +75,7 @@ export class SqliteTables {
          ON CONFLICT (task_id, config_id) DO UPDATE SET json = excluded.json`,
       ),
       deletePush: db.prepare<[string, string]>("DELETE FROM push_configs WHERE task_id = ? AND config_id = ?"),
-      addMemory: db.prepare<[string, string, number, string]>(
-        "INSERT OR IGNORE INTO memories (id, room_id, created_at, json) VALUES (?, ?, ?, ?)",
-      ),
+      addMemory: db.prepare<[string, string, number, string]>("INSERT OR IGNORE INTO memories (id, room_id, created_at, json) VALUES (?, ?, ?, ?)"),
     };
     const stmt = this.#stmt;
     this.#commit = db.transaction((tasks: TaskRow[], events: EventRow[]) => {

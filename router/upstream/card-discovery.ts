@@ -1,13 +1,5 @@
 import type { DialectName } from "../core/model.js";
-import {
-  dialectOfVersion,
-  isRecord,
-  isV10Card,
-  UPSTREAM_REST_PROTOCOLS,
-  v03CardEndpoints,
-  v10CardEndpoints,
-  type UpstreamBinding,
-} from "../dialects/index.js";
+import { dialectOfVersion, isRecord, isV10Card, UPSTREAM_REST_PROTOCOLS, v03CardEndpoints, v10CardEndpoints, type UpstreamBinding } from "../dialects/index.js";
 import { boundedText, deadline } from "../client/index.js";
 import { MAX_CARD_BYTES } from "./limits.js";
 
@@ -156,12 +148,7 @@ export function interfaceOfCard(
  * at the configured URL, unless `protocol` says otherwise; a later call can try again. `signal` gives up
  * the lookup (router shutdown).
  */
-export async function discoverAgent(
-  url: string,
-  headers: Record<string, string> = {},
-  protocol?: string,
-  signal?: AbortSignal,
-): Promise<DiscoveredAgent> {
+export async function discoverAgent(url: string, headers: Record<string, string> = {}, protocol?: string, signal?: AbortSignal): Promise<DiscoveredAgent> {
   const wanted = protocol ? parseProtocolChoice(protocol) : undefined;
   let reached = false;
   for (const cardUrl of cardUrls(url)) {

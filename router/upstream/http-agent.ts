@@ -19,7 +19,6 @@ import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
 import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
 
-
 /** How the router treats its upstream agents (config `limits.upstreamIdleMs`; the rest for tests). */
 export interface HttpAgentOptions {
   /** An upstream SSE stream silent (no event, no comment) longer than this fails its task. */

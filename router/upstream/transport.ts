@@ -43,7 +43,9 @@ export async function postCall(
   }
   if (!res.ok) {
     const detail = await errorDetail(res);
-    throw new Error(`Upstream agent ${agentId} answered HTTP ${res.status} ${res.statusText || STATUS_CODES[res.status] || "error"}${detail ? `: ${detail}` : ""}`);
+    throw new Error(
+      `Upstream agent ${agentId} answered HTTP ${res.status} ${res.statusText || STATUS_CODES[res.status] || "error"}${detail ? `: ${detail}` : ""}`,
+    );
   }
   return res;
 }
@@ -80,13 +82,7 @@ function answerFault(err: AnswerError, where: string): string {
  * error that says so, as is one event of more than `maxEventBytes`; an early return (the turn ended or was
  * canceled) closes the connection.
  */
-export async function* sseResults(
-  res: Response,
-  agentId: string,
-  idleMs: number,
-  call: ClientCall,
-  maxEventBytes = MAX_ANSWER_BYTES,
-): AsyncGenerator<unknown> {
+export async function* sseResults(res: Response, agentId: string, idleMs: number, call: ClientCall, maxEventBytes = MAX_ANSWER_BYTES): AsyncGenerator<unknown> {
   const events = readEvents(res, { idleMs, maxEventBytes });
   try {
     for (;;) {

@@ -19,7 +19,11 @@ afterAll(async () => {
 });
 
 function statusParts(message: UIMessage) {
-  return message.parts.filter((p) => p.type === "data-status") as Array<{ type: "data-status"; id: string; data: { state: string; text: string; taskId: string } }>;
+  return message.parts.filter((p) => p.type === "data-status") as Array<{
+    type: "data-status";
+    id: string;
+    data: { state: string; text: string; taskId: string };
+  }>;
 }
 
 /** Asserts the protocol frame of a finished turn and returns its message. */
@@ -121,10 +125,14 @@ describe("POST /api/chat", () => {
       body: JSON.stringify({ id: "x", messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }], agent: 5 }),
     });
     expect(wrongType.status).toBe(400);
-    expect(await wrongType.json()).toMatchObject({ error: { message: "Invalid request: agent must be a string (an agent id or name)", data: { field: "agent" } } });
+    expect(await wrongType.json()).toMatchObject({
+      error: { message: "Invalid request: agent must be a string (an agent id or name)", data: { field: "agent" } },
+    });
     const longId = await postChat(rig.router.url, { id: "c".repeat(MAX_ID_CHARS + 1), text: "hi", agent: "echo" });
     expect(longId.status).toBe(400);
-    expect(await longId.json()).toMatchObject({ error: { message: `Invalid request: id (the chat id) is longer than ${MAX_ID_CHARS} characters`, data: { field: "id" } } });
+    expect(await longId.json()).toMatchObject({
+      error: { message: `Invalid request: id (the chat id) is longer than ${MAX_ID_CHARS} characters`, data: { field: "id" } },
+    });
     // At the limit it is a chat id like any other.
     expect((await postChat(rig.router.url, { id: "c".repeat(MAX_ID_CHARS), text: "hi", agent: "echo" })).status).toBe(200);
   });
@@ -141,7 +149,12 @@ describe("POST /api/chat", () => {
     });
     const chunks: UIMessageChunk[] = [];
     for await (const c of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(c);
-    expect(chunks.filter((c) => c.type === "text-delta").map((c) => (c as { delta: string }).delta).join("")).toBe("through the transport");
+    expect(
+      chunks
+        .filter((c) => c.type === "text-delta")
+        .map((c) => (c as { delta: string }).delta)
+        .join(""),
+    ).toBe("through the transport");
     expect(await transport.reconnectToStream({ chatId })).toBeNull();
   });
 });

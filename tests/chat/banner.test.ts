@@ -32,7 +32,12 @@ describe("the start-up banner", () => {
   test("a real `serve` on a terminal prints it after listening", async () => {
     const command = [process.execPath, ...ROUTER_NODE_FLAGS, BIN, "serve", "--port", "0", "--store", "memory"].map((a) => `'${a}'`).join(" ");
     // `script` gives the router a pseudo-terminal as stdout; its own group is ended by id afterwards.
-    const child = spawn("script", ["-qfc", command, "/dev/null"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn" }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn("script", ["-qfc", command, "/dev/null"], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: "warn" },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     let out = "";
     child.stdout!.on("data", (d) => (out += d));
     const exited = new Promise((r) => child.once("exit", r));
@@ -63,7 +68,10 @@ describe("the start-up banner", () => {
   test("stdout piped (a log collector): JSON lines only, no banner", async () => {
     const router = await spawnRouter(["--store", "memory"]);
     try {
-      const stdout = router.output().split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{"));
+      const stdout = router
+        .output()
+        .split("\n")
+        .filter((l) => l.trim() !== "" && !l.startsWith("{"));
       expect(stdout).toEqual([]);
       expect(router.output()).not.toContain("Chat page");
     } finally {

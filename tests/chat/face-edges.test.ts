@@ -146,7 +146,10 @@ describe("the AI SDK face", () => {
 
   test("a media type the agent's card does not accept: 400 naming the part", async () => {
     received = undefined;
-    const res = await postParts([{ type: "text", text: "read" }, { type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" }]);
+    const res = await postParts([
+      { type: "text", text: "read" },
+      { type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" },
+    ]);
     expect(res.status).toBe(400);
     const body = await errorOf(res);
     expect(body.error).toMatchObject({ reason: "invalid-params", data: { field: "messages[0].parts[1].mediaType" } });
@@ -169,7 +172,13 @@ describe("the AI SDK face", () => {
   });
 
   test("an agent whose card says nothing takes any file (echo)", async () => {
-    const res = await postParts([{ type: "text", text: "x" }, { type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" }], "echo");
+    const res = await postParts(
+      [
+        { type: "text", text: "x" },
+        { type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" },
+      ],
+      "echo",
+    );
     expect(res.status).toBe(200);
     await readUi(res);
   });

@@ -89,7 +89,14 @@ export interface ChatRig {
 /** A hosted agent whose answer comes with artifacts that are not the answer: data, a file, a text note. */
 export const artist = scriptedAgent("artist", async function* () {
   yield { kind: "artifact", artifact: { artifactId: "chart", name: "chart", parts: [{ kind: "data", data: { bars: [1, 2], title: "sales" } }] } };
-  yield { kind: "artifact", artifact: { artifactId: "report", name: "report", parts: [{ kind: "file", file: { name: "report.pdf", mimeType: "application/pdf", uri: "https://example.com/report.pdf" } }] } };
+  yield {
+    kind: "artifact",
+    artifact: {
+      artifactId: "report",
+      name: "report",
+      parts: [{ kind: "file", file: { name: "report.pdf", mimeType: "application/pdf", uri: "https://example.com/report.pdf" } }],
+    },
+  };
   yield { kind: "status", status: { state: "completed", message: agentText("Here is your chart.") }, final: true };
 });
 
@@ -131,7 +138,10 @@ export function uiChunks(res: Response): ReadableStream<UIMessageChunk> {
 }
 
 /** Reads a whole UI stream as `useChat` would: every chunk, and the final message (`readUIMessageStream`). */
-export async function readUi(res: Response, onChunk: (c: UIMessageChunk) => void | Promise<void> = () => {}): Promise<{ chunks: UIMessageChunk[]; message: UIMessage; errors: unknown[] }> {
+export async function readUi(
+  res: Response,
+  onChunk: (c: UIMessageChunk) => void | Promise<void> = () => {},
+): Promise<{ chunks: UIMessageChunk[]; message: UIMessage; errors: unknown[] }> {
   const chunks: UIMessageChunk[] = [];
   const errors: unknown[] = [];
   const tapped = uiChunks(res).pipeThrough(
@@ -156,7 +166,11 @@ export function uiText(message: UIMessage): { all: string; last: string } {
 }
 
 /** POST /api/chat as DefaultChatTransport sends it. */
-export function postChat(url: string, body: { id: string; text: string; agent?: string }, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+export function postChat(
+  url: string,
+  body: { id: string; text: string; agent?: string },
+  init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
   return fetch(`${url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json", ...init.headers },

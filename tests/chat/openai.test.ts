@@ -56,7 +56,12 @@ describe("POST /v1/chat/completions", () => {
     const s = await streamed("echo", "hi there");
     expect(s.content).toBe("hi there");
     expect(s.finish).toEqual(["stop"]);
-    const withUsage = await client.chat.completions.create({ model: "echo", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] });
+    const withUsage = await client.chat.completions.create({
+      model: "echo",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "x" }],
+    });
     const chunks = [];
     for await (const chunk of withUsage) chunks.push(chunk);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: 0 } });
@@ -154,7 +159,9 @@ describe("POST /v1/chat/completions", () => {
     expect(err).toMatchObject({ status: 404, code: "model_not_found", type: "invalid_request_error", param: "model" });
     const bad = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "echo", messages: [] }) });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { message: "messages must be a non-empty array", type: "invalid_request_error", param: "messages", code: "invalid_request" } });
+    expect(await bad.json()).toEqual({
+      error: { message: "messages must be a non-empty array", type: "invalid_request_error", param: "messages", code: "invalid_request" },
+    });
     const notJson = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: "{" });
     expect(notJson.status).toBe(400);
   });
@@ -172,10 +179,24 @@ describe("POST /v1/chat/completions", () => {
 
   test("a session id (user or X-Session-Id) longer than the id limit is 400 naming where it came from", async () => {
     const long = "s".repeat(MAX_ID_CHARS + 1);
-    const viaUser = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }], user: long }) });
+    const viaUser = await fetch(`${rig.router.url}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }], user: long }),
+    });
     expect(viaUser.status).toBe(400);
-    expect(await viaUser.json()).toEqual({ error: { message: `user (the session id) is longer than ${MAX_ID_CHARS} characters`, type: "invalid_request_error", param: "user", code: "invalid_request" } });
-    const viaHeader = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", headers: { "x-session-id": long }, body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }] }) });
+    expect(await viaUser.json()).toEqual({
+      error: {
+        message: `user (the session id) is longer than ${MAX_ID_CHARS} characters`,
+        type: "invalid_request_error",
+        param: "user",
+        code: "invalid_request",
+      },
+    });
+    const viaHeader = await fetch(`${rig.router.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "x-session-id": long },
+      body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "x" }] }),
+    });
     expect(viaHeader.status).toBe(400);
     expect(((await viaHeader.json()) as { error: { param: string } }).error.param).toBe("X-Session-Id");
     const atLimit = await client.chat.completions.create({ model: "echo", messages: [{ role: "user", content: "x" }], user: long.slice(1) });
@@ -188,13 +209,22 @@ describe("POST /v1/chat/completions", () => {
     const second = await fetch(`${rig.router.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "x-session-id": session },
-      body: JSON.stringify({ model: "eliza", messages: [{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }, { role: "user", content: "play some jazz" }] }),
+      body: JSON.stringify({
+        model: "eliza",
+        messages: [
+          { role: "user", content: "hello" },
+          { role: "assistant", content: "hi" },
+          { role: "user", content: "play some jazz" },
+        ],
+      }),
     });
     const body = (await second.json()) as { a2a: { contextId: string } };
     expect((first as unknown as { a2a: { contextId: string } }).a2a.contextId).toBe(session);
     expect(body.a2a.contextId).toBe(session);
     expect(second.headers.get("x-session-id")).toBe(session);
-    const transcript = (await (await fetch(`${rig.router.url}/api/conversations/${session}/messages`)).json()) as { messages: Array<{ role: string; text: string }> };
+    const transcript = (await (await fetch(`${rig.router.url}/api/conversations/${session}/messages`)).json()) as {
+      messages: Array<{ role: string; text: string }>;
+    };
     expect(transcript.messages.filter((m) => m.role === "user").map((m) => m.text)).toEqual(["hello", "play some jazz"]);
   });
 

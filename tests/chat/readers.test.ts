@@ -64,7 +64,13 @@ describe("UI parts", () => {
     const r = createUiChunkReader({ taskId: "t1", contextId: "c1", agentId: "a", fromSeq: 0 });
     const chunks = [
       ...r.start(),
-      ...[status("working", "step 1", "progress"), status("working", "step 2", "progress"), artifact("file", [{ kind: "file", file: { uri: "http://x/y", name: "y" } }]), status("working", "Hi", "delta"), status("completed", "Hi", "snapshot", true)].flatMap((e) => r.feed(e)),
+      ...[
+        status("working", "step 1", "progress"),
+        status("working", "step 2", "progress"),
+        artifact("file", [{ kind: "file", file: { uri: "http://x/y", name: "y" } }]),
+        status("working", "Hi", "delta"),
+        status("completed", "Hi", "snapshot", true),
+      ].flatMap((e) => r.feed(e)),
     ];
     const ids = new Set(chunks.filter((c) => c.type === "data-status").map((c) => c.id));
     expect([...ids]).toEqual(["status-t1"]);
@@ -82,7 +88,11 @@ describe("UI parts", () => {
       status("completed", "done", undefined, true),
     ].flatMap((e) => r.feed(e));
     const log = chunks.flatMap((c) => (c.type === "data-artifact" ? [(c.data as { parts: Part[] }).parts] : []));
-    expect(log.at(-1)).toEqual([{ kind: "text", text: "line 1, line 2" }, { kind: "data", data: { n: 2 } }, { kind: "text", text: "; line 3" }]);
+    expect(log.at(-1)).toEqual([
+      { kind: "text", text: "line 1, line 2" },
+      { kind: "data", data: { n: 2 } },
+      { kind: "text", text: "; line 3" },
+    ]);
     expect(new Set(chunks.filter((c) => c.type === "data-artifact").map((c) => c.id))).toEqual(new Set(["artifact-t1-log"]));
   });
 

@@ -14,9 +14,17 @@ jest.setTimeout(90_000);
 /** What the server answers every JSON-RPC call with, by path (`/<name>`); SSE when the answer is a list. */
 const ANSWERS: Record<string, unknown> = {
   "state-01": { id: "t", status: { state: "bogus" }, artifacts: [] },
-  "part-03": { kind: "task", id: "t", contextId: "c", status: { state: "completed", message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text" }] } } },
+  "part-03": {
+    kind: "task",
+    id: "t",
+    contextId: "c",
+    status: { state: "completed", message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text" }] } },
+  },
   "none-10": { statusUpdate: { status: { state: "TASK_STATE_COMPLETED" } } },
-  "stream-10": [{ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } }, { artifactUpdate: { taskId: "t", artifact: { artifactId: "a", parts: [{ foo: 1 }] } } }],
+  "stream-10": [
+    { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } },
+    { artifactUpdate: { taskId: "t", artifact: { artifactId: "a", parts: [{ foo: 1 }] } } },
+  ],
   "list-10": { tasks: [{ id: "t", status: {} }] },
 };
 
@@ -63,10 +71,20 @@ const run = (name: string, version: string, args: string[]) =>
 
 describe("an answer that is not in the target's dialect", () => {
   test.each([
-    ["state-01", "0.1", ["get", "t"], 'the target\'s answer is not A2A v0.1: status.state must be one of "submitted", "working", "input-required", "completed", "canceled", "failed", "unknown"'],
+    [
+      "state-01",
+      "0.1",
+      ["get", "t"],
+      'the target\'s answer is not A2A v0.1: status.state must be one of "submitted", "working", "input-required", "completed", "canceled", "failed", "unknown"',
+    ],
     ["part-03", "0.3", ["send", "hi"], "the target's answer is not A2A v0.3: status.message.parts[0].text is required"],
     ["none-10", "1.0", ["send", "hi"], "the target's answer is not A2A v1.0: the answer must have exactly one of task, message"],
-    ["stream-10", "1.0", ["stream", "hi"], "the target's answer is not A2A v1.0: artifactUpdate.artifact.parts[0] must have exactly one of text, raw, url, data"],
+    [
+      "stream-10",
+      "1.0",
+      ["stream", "hi"],
+      "the target's answer is not A2A v1.0: artifactUpdate.artifact.parts[0] must have exactly one of text, raw, url, data",
+    ],
     ["list-10", "1.0", ["list"], "the target's answer is not A2A v1.0: tasks[0].status.state is required"],
   ])("%s (A2A %s, %j): exit 1 naming the field", async (name, version, args, message) => {
     const r = await run(name, version, args as string[]);
@@ -77,7 +95,12 @@ describe("an answer that is not in the target's dialect", () => {
   test("--json prints the answers that passed, not the one that did not", async () => {
     const r = await run("stream-10", "1.0", ["stream", "--json", "hi"]);
     expect(r.code).toBe(1);
-    expect(r.stdout.trim().split("\n").map((line) => JSON.parse(line))).toEqual([(ANSWERS["stream-10"] as unknown[])[0]]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual([(ANSWERS["stream-10"] as unknown[])[0]]);
     expect(r.stderr).toMatch(/^a2a-router: the target's answer is not A2A v1.0: artifactUpdate\.artifact\.parts\[0\]/);
   });
 

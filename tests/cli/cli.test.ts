@@ -208,7 +208,9 @@ describe("the router going away mid-answer", () => {
     const r = await sending.done;
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(
-      new RegExp(`^a2a-router: lost the connection to the router at ${router.url}: .+\\. Task cli-lost-2 may go on; check it with: a2a-router get cli-lost-2 --url ${router.url}\\n$`),
+      new RegExp(
+        `^a2a-router: lost the connection to the router at ${router.url}: .+\\. Task cli-lost-2 may go on; check it with: a2a-router get cli-lost-2 --url ${router.url}\\n$`,
+      ),
     );
     gate("cli-lost-2").resolve();
   });
@@ -231,7 +233,10 @@ describe("a multi-turn task (the counter example's compare skill, as in docs/cli
     const first = await cli(["stream", "--agent", "counter", "--skill", "compare", "--task", "cmp-2", "one two"], { env });
     expect(first).toMatchObject({ code: 4, stdout: "Got your first text (2 words, 7 characters, 1 line). What should I compare it with?\n" });
     const second = await cli(["stream", "--task", "cmp-2", "three"], { env });
-    expect(second).toMatchObject({ code: 0, stdout: "first: 2 words, 7 characters, 1 line; second: 1 word, 5 characters, 1 line; 1 word fewer in the second.\n" });
+    expect(second).toMatchObject({
+      code: 0,
+      stdout: "first: 2 words, 7 characters, 1 line; second: 1 word, 5 characters, 1 line; 1 word fewer in the second.\n",
+    });
   });
 });
 
@@ -291,7 +296,10 @@ describe("errors and exit codes", () => {
     [["get", "a", "--task", "b"], 'a2a-router: two different task ids given: "a" and --task "b"'],
     [["send", "--bogus", "x"], "error: unknown option '--bogus'"],
     [["send", "--agent", "nobody", "x"], 'a2a-router: Invalid params: unknown agent "nobody" (-32602)'],
-    [["list", "--state", "unknown"], 'a2a-router: --state must be one of submitted, working, input-required, completed, canceled, failed, rejected, auth-required; got "unknown"'],
+    [
+      ["list", "--state", "unknown"],
+      'a2a-router: --state must be one of submitted, working, input-required, completed, canceled, failed, rejected, auth-required; got "unknown"',
+    ],
   ])("%j is a usage error: exit 2, one line", async (args, message) => {
     const r = await cli(args, { env });
     expect(r.code).toBe(2);

@@ -5,7 +5,11 @@ import type { TaskState } from "../../router/core/model.js";
 import { partFromV10 } from "../../router/dialects/index.js";
 
 function output(isTTY: boolean, columns: number | undefined = 80) {
-  const out = { text: "", isTTY, columns, write: (s: string) => {
+  const out = {
+    text: "",
+    isTTY,
+    columns,
+    write: (s: string) => {
       out.text += s;
       return true;
     },
@@ -56,13 +60,7 @@ describe("StreamPrinter (the reply model, CONTRACT 9)", () => {
 
   test("piped, progress goes to stderr, one a line, and the answer only to stdout", () => {
     // An @a2a-js/sdk agent behind the router, or straight: `working` messages are progress.
-    const r = print([
-      status("working on big", "progress"),
-      status("BIG", "delta"),
-      status("working on world", "progress"),
-      status("WORLD", "delta"),
-      done(),
-    ]);
+    const r = print([status("working on big", "progress"), status("BIG", "delta"), status("working on world", "progress"), status("WORLD", "delta"), done()]);
     expect(r).toEqual({ out: "BIGWORLD\n", notes: "working on big\nworking on world\n" });
   });
 

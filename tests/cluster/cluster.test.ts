@@ -84,7 +84,10 @@ if (!reachable) {
       agents.push(agent);
       await agent.ready;
       await until(() => listsOnline(d!, "blocker"), "blocker online on C");
-      const sent = await rpc(d!.url, "message/send", { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "go" }] }, metadata: { agent: "blocker" } });
+      const sent = await rpc(d!.url, "message/send", {
+        message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "go" }] },
+        metadata: { agent: "blocker" },
+      });
       expect(sent.result).toMatchObject({ kind: "task", status: { state: "completed" } });
       const listed = await rpc(a!.url, "ListTasks", { contextId: sent.result.contextId }, { headers: { "a2a-version": "1.0" } });
       expect(listed.result.tasks.map((t: { id: string }) => t.id)).toEqual([sent.result.id]);
@@ -132,7 +135,11 @@ if (!reachable) {
       await leaver.close();
       await until(async () => !(await listsOnline(b!, "leaver")), "leaver to be gone");
       for (const r of [a!, b!, d!]) {
-        const body = await rpc(r.url, "tasks/send", { id: `after-${r.url}`, message: { role: "user", parts: [{ type: "text", text: "x" }] }, metadata: { agent: "leaver" } });
+        const body = await rpc(r.url, "tasks/send", {
+          id: `after-${r.url}`,
+          message: { role: "user", parts: [{ type: "text", text: "x" }] },
+          metadata: { agent: "leaver" },
+        });
         expect(`${r.url} ${body.error?.code}`).toBe(`${r.url} -32050`);
       }
     });
@@ -229,7 +236,10 @@ if (!reachable) {
           const log = await storedLog(c, taskId);
           duplicated += ids.length - new Set(ids).size;
           lost += log.filter((e) => !ids.includes(e.seq)).length;
-          if (!isFinal(events.at(-1)!)) throw new Error(`task ${taskId} (${i % 2 === 0 ? "counter" : "echo"}): stream ended without its final event: ${JSON.stringify(events)}; log ${JSON.stringify(log)}`);
+          if (!isFinal(events.at(-1)!))
+            throw new Error(
+              `task ${taskId} (${i % 2 === 0 ? "counter" : "echo"}): stream ended without its final event: ${JSON.stringify(events)}; log ${JSON.stringify(log)}`,
+            );
         };
         let next = 0;
         const worker = async () => {

@@ -40,7 +40,11 @@ export async function startCluster(n: number): Promise<TestCluster> {
 }
 
 /** An SDK agent on `router`'s hub whose skill streams `chunks` texts, waiting for `gate` (if any) after `gateAfter`. */
-export function streamingAgent(router: RouterProcess, name: string, opts: { chunks?: number; gateAfter?: number; gate?: Promise<void>; onCancel?: () => void; forever?: boolean } = {}): Agent {
+export function streamingAgent(
+  router: RouterProcess,
+  name: string,
+  opts: { chunks?: number; gateAfter?: number; gate?: Promise<void>; onCancel?: () => void; forever?: boolean } = {},
+): Agent {
   const agent = connectAgent({ url: router.url.replace(/^http/, "ws") + "/hub", name, logger: quiet });
   agent.skill({ name: "stream", description: "streams numbered chunks" }, async function* (_message, ctx) {
     ctx.signal.addEventListener("abort", () => opts.onCancel?.(), { once: true });

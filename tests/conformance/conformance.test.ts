@@ -47,7 +47,11 @@ describe("A2A-Version: every binding refuses a version the router does not speak
     const bad = await rest("/message:send", { body: { message: v10Message("v") }, headers: { "A2A-Version": "99.0" } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 400, status: "FAILED_PRECONDITION" });
-    expect(bad.body.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "VERSION_NOT_SUPPORTED", domain: "a2a-protocol.org" });
+    expect(bad.body.error.details[0]).toMatchObject({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "VERSION_NOT_SUPPORTED",
+      domain: "a2a-protocol.org",
+    });
     const query = await rest(`/tasks/${await completedTask()}?A2A-Version=99.0`);
     expect(query.status).toBe(400);
     expect(query.body.error.details[0].reason).toBe("VERSION_NOT_SUPPORTED");
@@ -62,7 +66,11 @@ describe("A2A-Version: every binding refuses a version the router does not speak
   });
 
   test("JSON-RPC: the version-not-supported error (-32009) at /rpc and at an agent, in every dialect", async () => {
-    for (const [method, path] of [["SendMessage", "/agents/echo"], ["message/send", "/rpc"], ["tasks/get", "/agents/echo"]] as const) {
+    for (const [method, path] of [
+      ["SendMessage", "/agents/echo"],
+      ["message/send", "/rpc"],
+      ["tasks/get", "/agents/echo"],
+    ] as const) {
       const r = await rpc(router.url, method, {}, { path, headers: { "A2A-Version": "99.0" } });
       expect(r.error.code).toBe(-32009);
       expect(facts(r.error)).toMatchObject({ version: "99.0" });
@@ -108,7 +116,14 @@ describe("cards: the v1.0 shape for a v1.0 client, every generation's members fo
       expect(card).toMatchObject({ url: `${router.url}/agents/echo`, protocolVersion: "0.3.0", preferredTransport: "JSONRPC" });
       expect(schemas.check("v0.3#/$defs/AgentCard", card)).toBeUndefined();
       expect(unknownMembers(card, "AgentCard")).toEqual(
-        expect.arrayContaining(["$.url", "$.protocolVersion", "$.preferredTransport", "$.additionalInterfaces", "$.supportsAuthenticatedExtendedCard", "$.capabilities.stateTransitionHistory"]),
+        expect.arrayContaining([
+          "$.url",
+          "$.protocolVersion",
+          "$.preferredTransport",
+          "$.additionalInterfaces",
+          "$.supportsAuthenticatedExtendedCard",
+          "$.capabilities.stateTransitionHistory",
+        ]),
       );
     }
   });
@@ -137,7 +152,12 @@ describe("v1.0 requests are read in JSON names and in proto names, as ProtoJSON 
   test("CreateTaskPushNotificationConfig with task_id (JSON-RPC), and with taskId", async () => {
     const taskId = await completedTask();
     for (const key of ["task_id", "taskId"]) {
-      const r = await rpc(router.url, "CreateTaskPushNotificationConfig", { [key]: taskId, url: "https://example.com/hook" }, { path: "/agents/echo", headers: V1 });
+      const r = await rpc(
+        router.url,
+        "CreateTaskPushNotificationConfig",
+        { [key]: taskId, url: "https://example.com/hook" },
+        { path: "/agents/echo", headers: V1 },
+      );
       expect(r.result).toMatchObject({ taskId, url: "https://example.com/hook" });
     }
   });
@@ -153,7 +173,10 @@ describe("v1.0 requests are read in JSON names and in proto names, as ProtoJSON 
   });
 
   test("REST: proto names in the body (message_id, return_immediately) and in the query (history_length)", async () => {
-    const sent = await rest("/message:send", { body: { message: { message_id: "proto-names", role: "ROLE_USER", parts: [{ text: "p" }] }, configuration: { history_length: 1 } }, headers: V1 });
+    const sent = await rest("/message:send", {
+      body: { message: { message_id: "proto-names", role: "ROLE_USER", parts: [{ text: "p" }] }, configuration: { history_length: 1 } },
+      headers: V1,
+    });
     expect(sent.status).toBe(200);
     expect(sent.body.task.history).toHaveLength(1);
     const got = await rest(`/tasks/${sent.body.task.id}?history_length=1`, { headers: V1 });
@@ -161,7 +184,12 @@ describe("v1.0 requests are read in JSON names and in proto names, as ProtoJSON 
   });
 
   test("free-form members (metadata, a data part's data) keep their keys; one field named both ways is refused", async () => {
-    const r = await rpc(router.url, "SendMessage", { message: v10Message("meta", { metadata: { snake_key: 1 } }), metadata: { my_key: "x" } }, { path: "/agents/echo", headers: V1 });
+    const r = await rpc(
+      router.url,
+      "SendMessage",
+      { message: v10Message("meta", { metadata: { snake_key: 1 } }), metadata: { my_key: "x" } },
+      { path: "/agents/echo", headers: V1 },
+    );
     expect(r.result.task.history[0].metadata).toEqual({ snake_key: 1 });
     const both = await rpc(router.url, "GetTask", { id: "x", history_length: 1, historyLength: 2 }, { path: "/agents/echo", headers: V1 });
     expect(both.error).toMatchObject({ code: -32602, data: [{ reason: "INVALID_PARAMS", metadata: { field: "historyLength" } }] });
@@ -211,7 +239,9 @@ describe("a streaming method that fails before its stream opens", () => {
   });
 
   test("v0.3: a known task's resubscription is the task's stream", async () => {
-    const started = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "rs", role: "user", parts: [{ kind: "text", text: "x" }] } });
+    const started = await rpc(router.url, "message/send", {
+      message: { kind: "message", messageId: "rs", role: "user", parts: [{ kind: "text", text: "x" }] },
+    });
     const events = await (await openStream(router.url, "tasks/resubscribe", { id: started.result.id })).all();
     expect(events.at(-1)!.data.result).toMatchObject({ kind: "status-update", final: true });
   });
@@ -220,7 +250,11 @@ describe("a streaming method that fails before its stream opens", () => {
     const r = await post(`${router.url}/agents/echo`, JSON.stringify({ jsonrpc: "2.0", id: 8, method: "SubscribeToTask", params: { id: "no-such-task" } }), V1);
     expect(r.headers.get("content-type")).toMatch(/^application\/json/);
     expect(r.body.error).toMatchObject({ code: -32001 });
-    const note = await fetch(`${router.url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", method: "tasks/resubscribe", params: { id: "x" } }) });
+    const note = await fetch(`${router.url}/rpc`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "tasks/resubscribe", params: { id: "x" } }),
+    });
     expect(note.status).toBe(204);
   });
 });

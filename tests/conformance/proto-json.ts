@@ -47,7 +47,10 @@ export function protoMessages(path = A2A_PROTO): Messages {
       const typeName = field[2] ?? field[3]!;
       const f: Field = { repeated: field[1]?.trim() === "repeated", map: field[2] !== undefined, ...(names.has(typeName) && { type: typeName }) };
       fields.set(field[4]!, f);
-      fields.set(field[4]!.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), f);
+      fields.set(
+        field[4]!.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
+        f,
+      );
     }
     for (const _ of line.matchAll(/\}/g)) stack.pop();
   }
@@ -68,7 +71,11 @@ export function unknownMembers(value: unknown, type: string, path = "$"): string
       continue;
     }
     if (!field.type) continue;
-    const items = field.map ? Object.entries(member as object) : field.repeated ? (member as unknown[]).map((v, i) => [String(i), v] as const) : [["", member] as const];
+    const items = field.map
+      ? Object.entries(member as object)
+      : field.repeated
+        ? (member as unknown[]).map((v, i) => [String(i), v] as const)
+        : [["", member] as const];
     for (const [k, v] of items) out.push(...unknownMembers(v, field.type, k === "" ? `${path}.${key}` : `${path}.${key}[${k}]`));
   }
   return out;

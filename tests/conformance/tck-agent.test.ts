@@ -44,7 +44,12 @@ describe("scenarios through the router", () => {
   });
 
   test("tck-stream-artifact-chunked streams working, two chunks of one artifact, completed", async () => {
-    const s = await openStream(router.url, "SendStreamingMessage", { message: { messageId: "tck-stream-artifact-chunked-1", role: "ROLE_USER", parts: [{ text: "go" }] } }, { path: "/agents/tck", headers: V1 });
+    const s = await openStream(
+      router.url,
+      "SendStreamingMessage",
+      { message: { messageId: "tck-stream-artifact-chunked-1", role: "ROLE_USER", parts: [{ text: "go" }] } },
+      { path: "/agents/tck", headers: V1 },
+    );
     const results = (await s.all()).map((e) => e.data.result);
     expect(results[0].task).toBeDefined();
     const chunks = results.filter((r) => r.artifactUpdate).map((r) => r.artifactUpdate);
@@ -55,7 +60,9 @@ describe("scenarios through the router", () => {
 
   test("tck-message-response: SendMessage answers with the agent's Message (DM-MSG-001), over JSON-RPC and REST", async () => {
     const rpcAnswer = (await send("tck-message-response-1")).result;
-    expect(rpcAnswer).toEqual({ message: { messageId: expect.any(String), role: "ROLE_AGENT", parts: [{ text: "Direct message response" }], contextId: expect.any(String) } });
+    expect(rpcAnswer).toEqual({
+      message: { messageId: expect.any(String), role: "ROLE_AGENT", parts: [{ text: "Direct message response" }], contextId: expect.any(String) },
+    });
     const res = await fetch(`${router.url}/agents/tck/rest/message:send`, {
       method: "POST",
       headers: { "content-type": "application/json", ...V1 },
@@ -66,7 +73,12 @@ describe("scenarios through the router", () => {
   });
 
   test("a message id without the tck- prefix (the v0.3 line's) is answered and left waiting for input", async () => {
-    const r = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "test-1", role: "user", parts: [{ kind: "text", text: "hi" }] } }, { path: "/agents/tck" });
+    const r = await rpc(
+      router.url,
+      "message/send",
+      { message: { kind: "message", messageId: "test-1", role: "user", parts: [{ kind: "text", text: "hi" }] } },
+      { path: "/agents/tck" },
+    );
     expect(r.result.status.state).toBe("input-required");
     expect(r.result.status.message.parts[0].text).toContain("You said: 'hi'");
   });

@@ -47,7 +47,18 @@ export async function startTckAgent(port = 0): Promise<TckAgent> {
     securityRequirements: [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
-    skills: [{ id: "tck", name: "TCK Conformance", description: "Handles TCK conformance test messages", tags: ["tck"], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: "tck",
+        name: "TCK Conformance",
+        description: "Handles TCK conformance test messages",
+        tags: ["tck"],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   });
   const handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor());
@@ -80,7 +91,14 @@ function executor(): AgentExecutor {
         bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined }));
       const artifact = (parts: Part[], append = false, lastChunk = false, artifactId: string = randomUUID()) =>
         bus.publish(
-          AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId, name: "", description: "", parts, metadata: undefined, extensions: [] }, append, lastChunk, metadata: undefined }),
+          AgentEvent.artifactUpdate({
+            taskId,
+            contextId,
+            artifact: { artifactId, name: "", description: "", parts, metadata: undefined, extensions: [] },
+            append,
+            lastChunk,
+            metadata: undefined,
+          }),
         );
       const done = (message?: Message) => {
         status(TaskState.TASK_STATE_COMPLETED, message);
@@ -126,7 +144,9 @@ function executor(): AgentExecutor {
       }
       if (id.startsWith("tck-stream-ordering-001")) return streamed("Ordered output");
       if (id.startsWith("tck-artifact-file-url")) {
-        artifact([{ content: { $case: "url", value: "https://example.com/output.txt" }, metadata: undefined, filename: "output.txt", mediaType: "text/plain" }]);
+        artifact([
+          { content: { $case: "url", value: "https://example.com/output.txt" }, metadata: undefined, filename: "output.txt", mediaType: "text/plain" },
+        ]);
         return done();
       }
       if (id.startsWith("tck-input-required")) {
@@ -163,7 +183,12 @@ function executor(): AgentExecutor {
       const release = running.get(taskId);
       running.delete(taskId);
       bus.publish(
-        AgentEvent.statusUpdate({ taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }),
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId: "",
+          status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
       );
       bus.finished();
       release?.();

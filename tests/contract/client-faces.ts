@@ -132,10 +132,16 @@ export function restFace(url: string): ClientFace {
     if (!res.ok) throw Object.assign(new Error(body.error?.message), { status: res.status, reason: body.error?.details?.[0]?.reason });
     return body;
   };
-  const post = (u: string, body?: unknown) => fetch(u, { method: "POST", headers: { "content-type": "application/json" }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+  const post = (u: string, body?: unknown) =>
+    fetch(u, { method: "POST", headers: { "content-type": "application/json" }, ...(body !== undefined && { body: JSON.stringify(body) }) });
   const sse = async (u: string, body: unknown, headers: Record<string, string> = {}) => {
     const controller = new AbortController();
-    const res = await fetch(u, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream", ...headers }, body: JSON.stringify(body), signal: controller.signal });
+    const res = await fetch(u, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
     return new SseStream(res, controller);
   };
   const message = (text: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }] } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
-import { Gate, gatedHubAgent, until } from "../interop/helpers.js";
+import { type Gate, gatedHubAgent, until } from "../interop/helpers.js";
 import { jsonRpcFace, restFace, type ClientFace, type FaceEvent } from "./client-faces.js";
 
 /**

@@ -57,9 +57,13 @@ describe("v0.1: the same task id continues the task", () => {
 
   test("tasks/sendSubscribe with the same id streams the continuation, its seqs going on from the first turn's", async () => {
     const id = randomUUID();
-    const first = await (await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: "book" }] } }, { path: PATH })).all();
+    const first = await (
+      await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: "book" }] } }, { path: PATH })
+    ).all();
     expect(first.at(-1)!.data.result).toMatchObject({ status: { state: "input-required" }, final: true });
-    const second = await (await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: "Oslo" }] } }, { path: PATH })).all();
+    const second = await (
+      await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: "Oslo" }] } }, { path: PATH })
+    ).all();
     expect(second.at(-1)!.data.result).toMatchObject({ status: { state: "completed" }, final: true });
     const seqs = [...first, ...second].filter((e) => e.id !== undefined).map((e) => Number(e.id));
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
@@ -75,7 +79,10 @@ describe("v0.3 and v1.0: taskId or contextId continues the task", () => {
     return new Client(new LegacyJsonRpcTransport({ endpoint: `${router.url}${PATH}` }), card as never);
   }
   async function restClient(): Promise<Client> {
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ["HTTP+JSON"] });
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new RestTransportFactory()],
+      preferredTransports: ["HTTP+JSON"],
+    });
     return new ClientFactory(options).createFromUrl(`${router.url}${PATH}/`);
   }
   const clients: Array<[string, () => Promise<Client>]> = [
@@ -83,7 +90,12 @@ describe("v0.3 and v1.0: taskId or contextId continues the task", () => {
     ["v1.0 JSON-RPC", v1Client],
     ["v1.0 REST", restClient],
   ];
-  const send = (text: string, extra: Parameters<typeof sdkMessage>[1] = {}) => ({ tenant: "", message: sdkMessage(text, extra), configuration: undefined, metadata: undefined });
+  const send = (text: string, extra: Parameters<typeof sdkMessage>[1] = {}) => ({
+    tenant: "",
+    message: sdkMessage(text, extra),
+    configuration: undefined,
+    metadata: undefined,
+  });
 
   test.each(clients)("%s: by taskId, then a finished task is refused", async (_, make) => {
     const client = await make();
@@ -120,7 +132,12 @@ describe("v0.3 and v1.0: taskId or contextId continues the task", () => {
     const subscription = client.resubscribeTask({ tenant: "", id: asked.id });
     const opening = await subscription.next();
     const value = opening.value as StreamResponse;
-    const openingState = value.payload?.$case === "task" ? value.payload.value.status?.state : value.payload?.$case === "statusUpdate" ? value.payload.value.status?.state : undefined;
+    const openingState =
+      value.payload?.$case === "task"
+        ? value.payload.value.status?.state
+        : value.payload?.$case === "statusUpdate"
+          ? value.payload.value.status?.state
+          : undefined;
     expect(openingState).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const rest = collect({ [Symbol.asyncIterator]: () => subscription });
     await client.sendMessage(send("Lima", { taskId: asked.id }));
@@ -190,7 +207,9 @@ describe("ownership", () => {
 
 test("a v1.0 continuation of an unknown task is TaskNotFoundError", async () => {
   const client = await new ClientFactory().createFromUrl(`${router.url}${PATH}/`);
-  await expect(client.sendMessage({ tenant: "", message: sdkMessage("x", { taskId: "no-such-task" }), configuration: undefined, metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+  await expect(
+    client.sendMessage({ tenant: "", message: sdkMessage("x", { taskId: "no-such-task" }), configuration: undefined, metadata: undefined }),
+  ).rejects.toBeInstanceOf(TaskNotFoundError);
 });
 
 describe("push notifications", () => {
@@ -199,7 +218,12 @@ describe("push notifications", () => {
     try {
       const id = randomUUID();
       const push = { url: `${hooks.url}/turns`, token: "t" };
-      const first = await rpc(router.url, "tasks/send", { id, message: { role: "user", parts: [{ type: "text", text: "book" }] }, pushNotification: push }, { path: PATH });
+      const first = await rpc(
+        router.url,
+        "tasks/send",
+        { id, message: { role: "user", parts: [{ type: "text", text: "book" }] }, pushNotification: push },
+        { path: PATH },
+      );
       expect(first.result.status.state).toBe("input-required");
       await rpc(router.url, "tasks/send", { id, message: { role: "user", parts: [{ type: "text", text: "Doha" }] } }, { path: PATH });
       const got = await hooks.waitFor("/turns", 5);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
-import { Client, ClientFactory, ClientFactoryOptions, RestTransportFactory } from "@a2a-js/sdk/client";
+import { type Client, ClientFactory, ClientFactoryOptions, RestTransportFactory } from "@a2a-js/sdk/client";
 import { createElizaAgent } from "../../agents/eliza/index.js";
 import { findDate } from "../../agents/eliza/models/local-parameters.js";
 import type { TextModel } from "../../agents/eliza/models/text-model.js";
@@ -43,7 +43,9 @@ const textOf = (message: Json | undefined) => (message?.parts ?? []).map((p: Jso
 
 test("v0.1: tasks/sendSubscribe asks for the origin only; tasks/send with the same id books it", async () => {
   const id = randomUUID();
-  const events = await (await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: ASK }] } }, { path: PATH })).all();
+  const events = await (
+    await openStream(router.url, "tasks/sendSubscribe", { id, message: { role: "user", parts: [{ type: "text", text: ASK }] } }, { path: PATH })
+  ).all();
   const final = events.at(-1)!.data.result;
   expect(final).toMatchObject({ id, status: { state: "input-required" }, final: true, metadata: { missingParameters: ["origin"] } });
   expect(textOf(final.status.message)).toContain(QUESTION);
@@ -86,12 +88,17 @@ describe.each([
   [
     "v1.0 REST",
     () =>
-      new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ["HTTP+JSON"] })).createFromUrl(
-        `${router.url}${PATH}/`,
-      ),
+      new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ["HTTP+JSON"] }),
+      ).createFromUrl(`${router.url}${PATH}/`),
   ],
 ] as Array<[string, () => Promise<Client>]>)("%s with @a2a-js/sdk", (_, make) => {
-  const send = (text: string, extra: Parameters<typeof sdkMessage>[1] = {}) => ({ tenant: "", message: sdkMessage(text, extra), configuration: undefined, metadata: undefined });
+  const send = (text: string, extra: Parameters<typeof sdkMessage>[1] = {}) => ({
+    tenant: "",
+    message: sdkMessage(text, extra),
+    configuration: undefined,
+    metadata: undefined,
+  });
 
   async function ask(client: Client): Promise<{ taskId: string; contextId: string }> {
     const events: StreamResponse[] = await collect(client.sendMessageStream(send(ASK)));
@@ -140,7 +147,9 @@ test("with a real model (scripted here), the answer is read by the model with pa
   const eliza = await createElizaAgent({ store: new MemoryStore(), env: {}, character: { name: "Modelled", plugins: ["example"] }, model });
   const own = await testRouter({ eliza: false, hostedAgents: [eliza] });
   try {
-    const message = (text: string, taskId?: string) => ({ message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }], ...(taskId && { taskId }) } });
+    const message = (text: string, taskId?: string) => ({
+      message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }], ...(taskId && { taskId }) },
+    });
     const events = await (await openStream(own.url, "message/stream", message("fly me to Paris on Dec 1st"), { path: PATH })).all();
     const asked = events.at(-1)!.data.result;
     expect(asked).toMatchObject({ status: { state: "input-required" }, metadata: { missingParameters: ["origin"] } });

@@ -11,7 +11,19 @@ import { MemoryStore } from "../../router/store/index.js";
 
 function task(id: string): Task {
   const now = new Date().toISOString();
-  return { id, contextId: "c", agentId: "a", dialect: "v0.1", status: { state: "working", timestamp: now }, artifacts: [], history: [], metadata: {}, createdAt: now, updatedAt: now, lastSeq: 0 };
+  return {
+    id,
+    contextId: "c",
+    agentId: "a",
+    dialect: "v0.1",
+    status: { state: "working", timestamp: now },
+    artifacts: [],
+    history: [],
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+    lastSeq: 0,
+  };
 }
 
 function event(taskId: string, seq: number): LoggedEvent {

@@ -68,7 +68,11 @@ describe("faults: the Redis store failing on append", () => {
     expect(last.data.result.status.message.parts[0].text).toMatch(new RegExp(`could not store this task's updates.*ends at event ${stored}\\.$`));
     const got = (await rpc(router.url, "tasks/get", { id: "doomed" })).result;
     expect(got.status.state).toBe("failed");
-    expect(got.artifacts[0].parts[0].text).toBe(range(1, stored).map((i) => `${i},`).join(""));
+    expect(got.artifacts[0].parts[0].text).toBe(
+      range(1, stored)
+        .map((i) => `${i},`)
+        .join(""),
+    );
     expect(long.canceled).toEqual(["doomed"]);
     expect(log.lines.some((l) => l.level === ERROR_LEVEL && /^STORE FAILED for a task/.test(l.msg) && l.task === "doomed")).toBe(true);
   });
@@ -89,7 +93,11 @@ describe("faults: the Redis store failing on append", () => {
     expect((await others).map((e) => Number(e.id))).toEqual(range(1, CHUNKS + 1));
     const got = (await rpc(router.url, "tasks/get", { id: "flaky" })).result;
     expect(got.status.state).toBe("completed");
-    expect(got.artifacts[0].parts[0].text).toBe(range(1, CHUNKS).map((i) => `${i},`).join(""));
+    expect(got.artifacts[0].parts[0].text).toBe(
+      range(1, CHUNKS)
+        .map((i) => `${i},`)
+        .join(""),
+    );
   });
 
   test("the router's Redis connections cut mid-stream (CLIENT KILL): it reconnects and loses nothing", async () => {
@@ -101,7 +109,7 @@ describe("faults: the Redis store failing on append", () => {
     expect(heads.map((e) => e!.id)).toEqual(["1", "1"]);
     // Only this process's connections (the store names them a2a-router:<pid>): other routers share this Redis.
     const name = `a2a-router:${process.pid}`;
-    const ids = (await admin.client("LIST") as string)
+    const ids = ((await admin.client("LIST")) as string)
       .split("\n")
       .filter((line) => line.includes(` name=${name} `))
       .map((line) => /(?:^|\s)id=(\d+)/.exec(line)![1]!);

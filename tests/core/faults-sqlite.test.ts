@@ -108,7 +108,11 @@ describe("faults: the SQLite store refuses one task's writes", () => {
   test("a failure that clears within limits.commitRetryMs loses nothing and fails nothing", async () => {
     // Through the router's own store connection: nothing else can open the file while it runs.
     await store.setPushConfig("fault-switch", { id: "on", url: "http://127.0.0.1:9/" });
-    const s = await openStream(router.url, "tasks/sendSubscribe", { id: "flaky", message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "steady" } });
+    const s = await openStream(router.url, "tasks/sendSubscribe", {
+      id: "flaky",
+      message: { role: "user", parts: [{ type: "text", text: "go" }] },
+      metadata: { agent: "steady" },
+    });
     const others = runTask(router.url, "ok-3", "steady");
     await log.waitFor(/^store commit failed for a task; retrying it on its own/, "flaky");
     await store.deletePushConfig("fault-switch", "on");
@@ -118,7 +122,11 @@ describe("faults: the SQLite store refuses one task's writes", () => {
     expect((await others).map((e) => Number(e.id))).toEqual(range(1, CHUNKS + 1));
     const got = (await rpc(router.url, "tasks/get", { id: "flaky" })).result;
     expect(got.status.state).toBe("completed");
-    expect(got.artifacts[0].parts[0].text).toBe(range(1, CHUNKS).map((i) => `${i},`).join(""));
+    expect(got.artifacts[0].parts[0].text).toBe(
+      range(1, CHUNKS)
+        .map((i) => `${i},`)
+        .join(""),
+    );
     expect(log.lines.some((l) => /^store commit for a task succeeded after retrying/.test(l.msg) && l.task === "flaky")).toBe(true);
   });
 });

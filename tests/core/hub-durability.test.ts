@@ -31,7 +31,14 @@ test("every update acked before a SIGKILL of the router is in the task's log aft
   });
   const count = 40;
   for (let i = 1; i <= count; i++) {
-    agent.ws.send(JSON.stringify({ jsonrpc: "2.0", id: `u${i}`, method: "task.status", params: { task_id: "ack-1", seq: i, status: { state: "working", message: text(`u${i}`) } } }));
+    agent.ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: `u${i}`,
+        method: "task.status",
+        params: { task_id: "ack-1", seq: i, status: { state: "working", message: text(`u${i}`) } },
+      }),
+    );
   }
   await first.exited;
   await agent.closed;

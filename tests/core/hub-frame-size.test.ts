@@ -25,7 +25,13 @@ test("a frame over 16 MiB closes the socket with 1009 and fails the agent's task
   const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "big-1", message: userMessage("go"), metadata: { agent: "big-talker" } });
   const execute = await agent.waitFor((f) => f.method === "task.execute");
   const text = "x".repeat(HUB_DEFAULTS.maxPayload + 1);
-  agent.ws.send(JSON.stringify({ jsonrpc: "2.0", method: "task.status", params: { task_id: execute.params.id, status: { state: "working", message: { role: "agent", parts: [{ type: "text", text }] } }, final: false } }));
+  agent.ws.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "task.status",
+      params: { task_id: execute.params.id, status: { state: "working", message: { role: "agent", parts: [{ type: "text", text }] } }, final: false },
+    }),
+  );
   expect(await code).toBe(1009);
   const events = await stream.all();
   const last = events.at(-1)!.data.result;

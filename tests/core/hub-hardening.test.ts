@@ -57,7 +57,9 @@ describe("resume grace (hub.resumeGraceMs)", () => {
     const exec = first.nextTask();
     const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "bl-1", message: userMessage("x"), metadata: { agent: "blinker" } });
     await exec;
-    expect((await first.request("task.status", { task_id: "bl-1", seq: 1, status: { state: "working", message: text("before ") } })).result).toEqual({ ok: true });
+    expect((await first.request("task.status", { task_id: "bl-1", seq: 1, status: { state: "working", message: text("before ") } })).result).toEqual({
+      ok: true,
+    });
     first.ws.terminate();
     await first.closed;
 
@@ -72,9 +74,15 @@ describe("resume grace (hub.resumeGraceMs)", () => {
     }
     expect((await reexecuted).params).toMatchObject({ id: "bl-1", message: userMessage("x") });
     // seq 1 again: the copy the agent could not know was stored.
-    expect((await second.request("task.status", { task_id: "bl-1", seq: 1, status: { state: "working", message: text("before ") } })).result).toEqual({ ok: true });
-    expect((await second.request("task.status", { task_id: "bl-1", seq: 2, status: { state: "working", message: text("after") } })).result).toEqual({ ok: true });
-    expect((await second.request("task.complete", { task_id: "bl-1", seq: 3, status: { state: "completed", message: text("before after") } })).result).toEqual({ ok: true });
+    expect((await second.request("task.status", { task_id: "bl-1", seq: 1, status: { state: "working", message: text("before ") } })).result).toEqual({
+      ok: true,
+    });
+    expect((await second.request("task.status", { task_id: "bl-1", seq: 2, status: { state: "working", message: text("after") } })).result).toEqual({
+      ok: true,
+    });
+    expect((await second.request("task.complete", { task_id: "bl-1", seq: 3, status: { state: "completed", message: text("before after") } })).result).toEqual({
+      ok: true,
+    });
     const events = await stream.all();
     expect(events.map((e) => [e.data.result.status.state, statusText(e)])).toEqual([
       ["working", "before "],
@@ -239,7 +247,10 @@ describe("prototype keys on the JSON-RPC endpoint", () => {
       return { status: res.status, body: (await res.json()) as { error?: { code: number; message: string } } };
     };
     const shadowed = await post({ jsonrpc: "2.0", id: 1, method: "tasks/get", hasOwnProperty: 1, params: { id: "nope" } });
-    expect(shadowed).toEqual({ status: 200, body: { jsonrpc: "2.0", id: 1, error: { code: C.TASK_NOT_FOUND, message: "Task not found: nope", data: { taskId: "nope" } } } });
+    expect(shadowed).toEqual({
+      status: 200,
+      body: { jsonrpc: "2.0", id: 1, error: { code: C.TASK_NOT_FOUND, message: "Task not found: nope", data: { taskId: "nope" } } },
+    });
     for (const method of ["constructor", "__proto__", "toString"]) {
       const r = await post({ jsonrpc: "2.0", id: 1, method, params: {} });
       expect(r.body.error).toMatchObject({ code: C.METHOD_NOT_FOUND, message: `Method not found: ${method}` });

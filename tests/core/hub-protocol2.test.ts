@@ -59,7 +59,10 @@ describe("protocol 1 compatibility", () => {
     agents.push(a);
     expect((await a.register("still-v1")).result).toEqual({ registered: true, agent_id: "still-v1" });
     const exec = a.nextTask();
-    const sent = rpc(router.url, "message/send", { message: { kind: "message", messageId: "m-v1", role: "user", parts: [{ kind: "text", text: "hi" }] }, metadata: { agent: "still-v1" } });
+    const sent = rpc(router.url, "message/send", {
+      message: { kind: "message", messageId: "m-v1", role: "user", parts: [{ kind: "text", text: "hi" }] },
+      metadata: { agent: "still-v1" },
+    });
     const task = await exec;
     expect(task.params.message).toEqual({ role: "user", parts: [{ type: "text", text: "hi" }] });
     a.notify("task.complete", { task_id: task.params.id, status: { state: "completed", message: text("ok") } });
@@ -125,7 +128,13 @@ describe("protocol 2", () => {
     if (dialect === "v1.0") {
       expect(result).toEqual({ message: { messageId: "reply-1", role: "ROLE_AGENT", parts: [{ text: "hello yourself" }], contextId: task.params.contextId } });
     } else if (dialect === "v0.3") {
-      expect(result).toEqual({ kind: "message", messageId: "reply-1", role: "agent", parts: [{ kind: "text", text: "hello yourself" }], contextId: task.params.contextId });
+      expect(result).toEqual({
+        kind: "message",
+        messageId: "reply-1",
+        role: "agent",
+        parts: [{ kind: "text", text: "hello yourself" }],
+        contextId: task.params.contextId,
+      });
     } else {
       expect(result.status).toMatchObject({ state: "completed", message: { parts: [{ type: "text", text: "hello yourself" }] } });
     }
@@ -145,7 +154,9 @@ describe("protocol 2", () => {
     answer(a, (await exec).id, { result: { message: { role: "ROLE_AGENT", parts: [{ text: 5 }] } } });
     const result = (await sent).result;
     expect(result.status.state).toBe("failed");
-    expect(statusText({ data: { result } })).toMatch(/^Agent bad-answer answered with a message the router cannot read: message\.parts\/0\/text|^Agent bad-answer answered with a message the router cannot read: .*text/);
+    expect(statusText({ data: { result } })).toMatch(
+      /^Agent bad-answer answered with a message the router cannot read: message\.parts\/0\/text|^Agent bad-answer answered with a message the router cannot read: .*text/,
+    );
   });
 
   test("a rejection is the send's error (every dialect); the task is kept `rejected` with the agent's reason", async () => {
@@ -164,7 +175,10 @@ describe("protocol 2", () => {
       const res = await sent;
       const facts = { field: "message", taskId: task.params.id };
       // v1.0 carries an error's facts in a google.rpc.ErrorInfo; v0.1/v0.3 as the data object.
-      const data = method === "SendMessage" ? [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_PARAMS", domain: "a2a-protocol.org", metadata: facts }] : facts;
+      const data =
+        method === "SendMessage"
+          ? [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_PARAMS", domain: "a2a-protocol.org", metadata: facts }]
+          : facts;
       expect([method, res.error]).toEqual([method, { code: -32602, message: `Invalid params: agent picky rejected the request: ${reason}`, data }]);
       const kept = (await rpc(router.url, "tasks/get", { id: task.params.id })).result;
       expect(kept.status.state).toMatch(/^(rejected|TASK_STATE_REJECTED)$/);
@@ -208,7 +222,10 @@ describe("protocol 2", () => {
     const exec = b.nextTask();
     const sent = rpc(router.url, "tasks/send", { id: "bp-1", message: userMessage("x") }, agentPath("bad-parts"));
     await exec;
-    const refused = await b.request("task.status", { task_id: "bp-1", status: { state: "working", message: { parts: [{ type: "data", data: "not an object" }] } } });
+    const refused = await b.request("task.status", {
+      task_id: "bp-1",
+      status: { state: "working", message: { parts: [{ type: "data", data: "not an object" }] } },
+    });
     expect(refused.error).toMatchObject({ code: -32602, data: { field: "parts" } });
     b.notify("task.complete", { task_id: "bp-1", status: { state: "completed", message: { parts: [{ text: "fine" }] } } });
     expect(statusText({ data: await sent })).toBe("fine");
@@ -223,7 +240,9 @@ describe("resuming agents name the tasks they still run", () => {
     const stream = await openStream(router.url, "tasks/sendSubscribe", { id: taskId, message: userMessage("go") }, { ...agentPath(name), id: "s" });
     const task = await exec;
     answer(a, task.id, { result: { accepted: true } });
-    expect((await a.request("task.status", { task_id: taskId, seq: 1, status: { state: "working", message: text("first run ") } })).result).toEqual({ ok: true });
+    expect((await a.request("task.status", { task_id: taskId, seq: 1, status: { state: "working", message: text("first run ") } })).result).toEqual({
+      ok: true,
+    });
     a.ws.terminate();
     await a.closed;
     return stream;
@@ -246,7 +265,9 @@ describe("resuming agents name the tasks they still run", () => {
     await again.register("loser", { running: [] });
     const resent = await exec;
     expect(resent.params.id).toBe("lost-1");
-    expect((await again.request("task.status", { task_id: "lost-1", seq: 1, status: { state: "working", message: text("second run ") } })).result).toEqual({ ok: true });
+    expect((await again.request("task.status", { task_id: "lost-1", seq: 1, status: { state: "working", message: text("second run ") } })).result).toEqual({
+      ok: true,
+    });
     again.notify("task.complete", { task_id: "lost-1", seq: 2, status: { state: "completed", message: text("second run done") } });
     expect((await lost.all()).map(statusText)).toEqual(["first run ", "second run ", "second run done"]);
   });

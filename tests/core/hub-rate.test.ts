@@ -60,8 +60,12 @@ test("an agent that says goodbye right after its last update loses nothing: its 
 test("the limit is off by default, set in the file or HUB_BYTES_PER_SECOND, a whole number of bytes, 0 or more", () => {
   const schemas = new SchemaRegistry();
   expect(resolveConfig(schemas, {}).limits.hubBytesPerSecond).toBe(0);
-  expect(resolveConfig(schemas, { file: { limits: { hubBytesPerSecond: 5000 } }, env: configFromEnv({ HUB_BYTES_PER_SECOND: "7000" }) }).limits.hubBytesPerSecond).toBe(7000);
+  expect(
+    resolveConfig(schemas, { file: { limits: { hubBytesPerSecond: 5000 } }, env: configFromEnv({ HUB_BYTES_PER_SECOND: "7000" }) }).limits.hubBytesPerSecond,
+  ).toBe(7000);
   expect(() => configFromEnv({ HUB_BYTES_PER_SECOND: "lots" })).toThrow('Invalid config: HUB_BYTES_PER_SECOND must be an integer, got "lots"');
   expect(() => resolveConfig(schemas, { file: { limits: { hubBytesPerSecond: -1 } } })).toThrow(/limits\.hubBytesPerSecond must be >= 0/);
-  expect(() => resolveConfig(schemas, { file: { limits: { hubBytesPerSecond: "fast" as unknown as number } } })).toThrow(/limits\.hubBytesPerSecond must be integer/);
+  expect(() => resolveConfig(schemas, { file: { limits: { hubBytesPerSecond: "fast" as unknown as number } } })).toThrow(
+    /limits\.hubBytesPerSecond must be integer/,
+  );
 });

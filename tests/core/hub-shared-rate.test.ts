@@ -111,7 +111,10 @@ test("the shared rate is 5 MiB/s by default, set in the file or HUB_SHARED_BYTES
   const schemas = new SchemaRegistry();
   expect(resolveConfig(schemas, {}).limits.hubSharedBytesPerSecond).toBe(5 * 1024 * 1024);
   expect(resolveConfig(schemas, { file: { limits: { hubSharedBytesPerSecond: 0 } } }).limits.hubSharedBytesPerSecond).toBe(0);
-  expect(resolveConfig(schemas, { file: { limits: { hubSharedBytesPerSecond: 5000 } }, env: configFromEnv({ HUB_SHARED_BYTES_PER_SECOND: "7000" }) }).limits.hubSharedBytesPerSecond).toBe(7000);
+  expect(
+    resolveConfig(schemas, { file: { limits: { hubSharedBytesPerSecond: 5000 } }, env: configFromEnv({ HUB_SHARED_BYTES_PER_SECOND: "7000" }) }).limits
+      .hubSharedBytesPerSecond,
+  ).toBe(7000);
   expect(() => configFromEnv({ HUB_SHARED_BYTES_PER_SECOND: "lots" })).toThrow('Invalid config: HUB_SHARED_BYTES_PER_SECOND must be an integer, got "lots"');
   expect(() => resolveConfig(schemas, { file: { limits: { hubSharedBytesPerSecond: -1 } } })).toThrow(/limits\.hubSharedBytesPerSecond must be >= 0/);
 });

@@ -86,12 +86,28 @@ describe("hub tasks", () => {
     const a = connect();
     await a.register("worker", { skills: [{ id: "sum", name: "sum", description: "adds" }] });
     const exec = a.nextTask();
-    const stream = await openStream(router.url, "tasks/sendSubscribe", { id: "w-1", sessionId: "s-1", message: userMessage("2+2"), metadata: { agent: "worker" } });
+    const stream = await openStream(router.url, "tasks/sendSubscribe", {
+      id: "w-1",
+      sessionId: "s-1",
+      message: userMessage("2+2"),
+      metadata: { agent: "worker" },
+    });
     const task = await exec;
-    expect(task.params).toMatchObject({ id: "w-1", sessionId: "s-1", message: { role: "user", parts: [{ type: "text", text: "2+2" }] }, metadata: { agent: "worker", skill: "sum" } });
-    expect((await a.request("task.status", { task_id: "w-1", status: { state: "working", message: text("thinking") }, final: false })).result).toEqual({ ok: true });
-    expect((await a.request("task.artifact", { task_id: "w-1", artifact: { name: "answer", parts: [{ type: "text", text: "4" }] } })).result).toEqual({ ok: true });
-    expect((await a.request("task.complete", { task_id: "w-1", status: { state: "completed", message: text("4") }, final: true })).result).toEqual({ ok: true });
+    expect(task.params).toMatchObject({
+      id: "w-1",
+      sessionId: "s-1",
+      message: { role: "user", parts: [{ type: "text", text: "2+2" }] },
+      metadata: { agent: "worker", skill: "sum" },
+    });
+    expect((await a.request("task.status", { task_id: "w-1", status: { state: "working", message: text("thinking") }, final: false })).result).toEqual({
+      ok: true,
+    });
+    expect((await a.request("task.artifact", { task_id: "w-1", artifact: { name: "answer", parts: [{ type: "text", text: "4" }] } })).result).toEqual({
+      ok: true,
+    });
+    expect((await a.request("task.complete", { task_id: "w-1", status: { state: "completed", message: text("4") }, final: true })).result).toEqual({
+      ok: true,
+    });
     const events = await stream.all();
     expect(events.map((e) => e.id)).toEqual(["1", "2", "3"]);
     expect(statusText(events[0]!)).toBe("thinking");
@@ -111,7 +127,10 @@ describe("hub tasks", () => {
     expect(result.metadata.cost).toEqual({ usd: 0.25 });
     const replay = await openStream(router.url, "tasks/resubscribe", { id: "o-1" }, { headers: { "last-event-id": "0" } });
     const events = await replay.all();
-    expect(events.map((e) => [e.data.result.status.state, e.data.result.final])).toEqual([["working", false], ["completed", true]]);
+    expect(events.map((e) => [e.data.result.status.state, e.data.result.final])).toEqual([
+      ["working", false],
+      ["completed", true],
+    ]);
     expect(statusText(events[0]!)).toBe("all done");
     // Both texts are the whole answer at once (CONTRACT 9): snapshots, and the cost stays on the final one.
     expect(events[0]!.data.result.metadata).toEqual({ textKind: "snapshot" });
@@ -167,7 +186,9 @@ describe("hub tasks", () => {
     a.notify("task.status", { task_id: "big-frame-1", status: { state: "working", message: text("x".repeat(17 * 1024 * 1024)) } });
     const r = (await sent).result;
     expect(r.status.state).toBe("failed");
-    expect(r.status.message.parts[0].text).toBe(`Agent bigmouth disconnected while the task was in flight: it sent a frame larger than ${16 * 1024 * 1024} bytes.`);
+    expect(r.status.message.parts[0].text).toBe(
+      `Agent bigmouth disconnected while the task was in flight: it sent a frame larger than ${16 * 1024 * 1024} bytes.`,
+    );
   });
 
   test("updates before registering are refused", async () => {
@@ -248,7 +269,12 @@ describe("hub tasks", () => {
 
   test("a follow-up turn that names no skill goes to the skill the task started with", async () => {
     const a = connect();
-    await a.register("two-skills", { skills: [{ id: "first", name: "first" }, { id: "second", name: "second" }] });
+    await a.register("two-skills", {
+      skills: [
+        { id: "first", name: "first" },
+        { id: "second", name: "second" },
+      ],
+    });
     let exec = a.nextTask();
     const turn1 = rpc(router.url, "tasks/send", { id: "sk-1", message: userMessage("a"), metadata: { agent: "two-skills", skill: "second" } });
     expect((await exec).params.metadata.skill).toBe("second");
@@ -266,7 +292,12 @@ describe("hub tasks", () => {
     await a.register("v1-asker");
     const exec = a.nextTask();
     const v1 = { "a2a-version": "1.0" };
-    const sent = rpc(router.url, "SendMessage", { message: { role: "ROLE_USER", messageId: "m-1", parts: [{ text: "hi" }] } }, { path: "/agents/v1-asker", headers: v1 });
+    const sent = rpc(
+      router.url,
+      "SendMessage",
+      { message: { role: "ROLE_USER", messageId: "m-1", parts: [{ text: "hi" }] } },
+      { path: "/agents/v1-asker", headers: v1 },
+    );
     const { params } = await exec;
     a.notify("task.complete", { task_id: params.id, status: { state: "input-required", message: text("and?") } });
     const task = (await sent).result.task;

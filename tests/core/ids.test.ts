@@ -29,7 +29,10 @@ test("new ids are version 7 UUIDs carrying the time they were made, and ids made
 
 test("the tasks and contexts the router names are such ids, in the order it made them", async () => {
   const send = (text: string) =>
-    rpc(router.url, "message/send", { message: { kind: "message", messageId: newId(), role: "user", parts: [{ kind: "text", text }] }, configuration: { blocking: true } });
+    rpc(router.url, "message/send", {
+      message: { kind: "message", messageId: newId(), role: "user", parts: [{ kind: "text", text }] },
+      configuration: { blocking: true },
+    });
   const tasks = [];
   for (const text of ["one", "two", "three"]) tasks.push((await send(text)).result);
   for (const t of tasks) {

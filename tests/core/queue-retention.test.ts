@@ -26,7 +26,11 @@ async function take(iterator: AsyncIterator<unknown>, n: number): Promise<void> 
   for (let i = 0; i < n; i++) expect((await iterator.next()).done).toBe(false);
 }
 
-const update = (i: number): AgentUpdate => ({ kind: "status", status: { state: "working", message: { role: "agent", parts: [{ kind: "text", text: `${i}`.repeat(1000) }] } }, final: false });
+const update = (i: number): AgentUpdate => ({
+  kind: "status",
+  status: { state: "working", message: { role: "agent", parts: [{ kind: "text", text: `${i}`.repeat(1000) }] } },
+  final: false,
+});
 
 test("an AsyncQueue lets go of each item it has handed out", async () => {
   const queue = new AsyncQueue<AgentUpdate>();

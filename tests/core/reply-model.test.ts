@@ -34,11 +34,7 @@ function appended(changes: ReplyChange[]): string {
 
 describe("reply model (CONTRACT 9)", () => {
   test("delta chunks build the answer; a final snapshot equal to them adds nothing", () => {
-    const { reader, changes } = read([
-      status("working", "HEL", "delta"),
-      status("working", "LO", "delta"),
-      status("completed", "HELLO", "snapshot", true),
-    ]);
+    const { reader, changes } = read([status("working", "HEL", "delta"), status("working", "LO", "delta"), status("completed", "HELLO", "snapshot", true)]);
     expect(changes.filter((c) => c.type === "answer")).toEqual([
       { type: "answer", delta: "HEL" },
       { type: "answer", delta: "LO" },
@@ -100,10 +96,7 @@ describe("reply model (CONTRACT 9)", () => {
   });
 
   test("artifacts with data or files are never the answer", () => {
-    const { changes } = read([
-      { kind: "artifact", artifact: { artifactId: "d", parts: [{ kind: "data" }] } },
-      status("completed", "ok", "snapshot", true),
-    ]);
+    const { changes } = read([{ kind: "artifact", artifact: { artifactId: "d", parts: [{ kind: "data" }] } }, status("completed", "ok", "snapshot", true)]);
     expect(changes[0]).toMatchObject({ type: "artifact", artifactId: "d", answer: false });
     expect(appended(changes)).toBe("ok");
   });

@@ -9,7 +9,11 @@ const status = (state: string, text?: string, textKind?: string, final = false):
   final,
   ...(textKind && { metadata: { textKind } }),
 });
-const artifact = (artifactId: string, text: string, append = false): ReplyEvent => ({ kind: "artifact", artifact: { artifactId, parts: [{ kind: "text", text }] }, append });
+const artifact = (artifactId: string, text: string, append = false): ReplyEvent => ({
+  kind: "artifact",
+  artifact: { artifactId, parts: [{ kind: "text", text }] },
+  append,
+});
 
 describe("createReplyReader", () => {
   test("deltas extend the answer; progress and snapshots are the status line; the final text ends it", () => {
@@ -50,6 +54,8 @@ describe("createReplyReader", () => {
       expect(r.answer).toBe("part");
     }
     const silent = createReplyReader();
-    expect(silent.feed(status("canceled", undefined, undefined, true))).toEqual([{ type: "end", state: "canceled", answer: "", error: "the turn ended canceled" }]);
+    expect(silent.feed(status("canceled", undefined, undefined, true))).toEqual([
+      { type: "end", state: "canceled", answer: "", error: "the turn ended canceled" },
+    ]);
   });
 });

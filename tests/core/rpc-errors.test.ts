@@ -53,7 +53,10 @@ describe("JSON-RPC errors", () => {
     expect(v01.error.code).toBe(C.INVALID_PARAMS);
     expect(v01.error.data.field).toBe(`metadata.${key}`);
     expect(v01.error.message).toBe(`Invalid params: metadata.${key} must be string`);
-    const v03 = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "m-meta", role: "user", parts: [{ kind: "text", text: "hi" }], metadata: {} }, metadata: { [key]: value } });
+    const v03 = await rpc(router.url, "message/send", {
+      message: { kind: "message", messageId: "m-meta", role: "user", parts: [{ kind: "text", text: "hi" }], metadata: {} },
+      metadata: { [key]: value },
+    });
     expect(v03.error.code).toBe(C.INVALID_PARAMS);
     expect(v03.error.data.field).toBe(`metadata.${key}`);
     // Nothing was created under the v0.1 id.
@@ -72,21 +75,46 @@ describe("JSON-RPC errors", () => {
     expect((await rpc(router.url, "tasks/get", { id: long })).error.code).toBe(C.TASK_NOT_FOUND);
     expectTooLong(await rpc(router.url, "tasks/send", { id: "t-long-session", sessionId: long, message: userMessage("hi") }), "sessionId");
     expect((await rpc(router.url, "tasks/get", { id: "t-long-session" })).error.code).toBe(C.TASK_NOT_FOUND);
-    const v03 = (patch: object) => ({ message: { kind: "message", messageId: "m-long", role: "user", parts: [{ kind: "text", text: "hi" }], ...patch }, metadata: { agent: "echo" } });
+    const v03 = (patch: object) => ({
+      message: { kind: "message", messageId: "m-long", role: "user", parts: [{ kind: "text", text: "hi" }], ...patch },
+      metadata: { agent: "echo" },
+    });
     expectTooLong(await rpc(router.url, "message/send", v03({ messageId: long })), "message.messageId");
     expectTooLong(await rpc(router.url, "message/send", v03({ contextId: long })), "message.contextId");
     const v10 = (patch: object) =>
-      post(router.url + "/rpc", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { role: "ROLE_USER", messageId: "m-long", parts: [{ text: "hi" }], ...patch }, metadata: { agent: "echo" } } }), { "A2A-Version": "1.0" });
+      post(
+        router.url + "/rpc",
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "SendMessage",
+          params: { message: { role: "ROLE_USER", messageId: "m-long", parts: [{ text: "hi" }], ...patch }, metadata: { agent: "echo" } },
+        }),
+        { "A2A-Version": "1.0" },
+      );
     expectTooLong((await v10({ contextId: long })).body, "message.contextId");
     expectTooLong((await v10({ taskId: long })).body, "message.taskId");
     // At the limit an id is like any other.
-    const atLimit = await rpc(router.url, "tasks/send", { id: long.slice(1), sessionId: long.slice(1), message: userMessage("hi"), metadata: { agent: "echo" } });
+    const atLimit = await rpc(router.url, "tasks/send", {
+      id: long.slice(1),
+      sessionId: long.slice(1),
+      message: userMessage("hi"),
+      metadata: { agent: "echo" },
+    });
     expect(atLimit.result).toMatchObject({ id: long.slice(1), sessionId: long.slice(1), status: { state: "completed" } });
-    const push = await rpc(router.url, "tasks/pushNotification/set", { id: long.slice(1), pushNotificationConfig: { id: long, url: "https://example.com/hook" } });
+    const push = await rpc(router.url, "tasks/pushNotification/set", {
+      id: long.slice(1),
+      pushNotificationConfig: { id: long, url: "https://example.com/hook" },
+    });
     expectTooLong(push, "pushNotificationConfig.id");
     const v10Push = await post(
       router.url + "/rpc",
-      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: long.slice(1), id: long, url: "https://example.com/hook" } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "CreateTaskPushNotificationConfig",
+        params: { taskId: long.slice(1), id: long, url: "https://example.com/hook" },
+      }),
       { "A2A-Version": "1.0" },
     );
     expectTooLong(v10Push.body, "id");
@@ -95,7 +123,12 @@ describe("JSON-RPC errors", () => {
   test("a value outside an enum names the values allowed (not ajv's 'one of the allowed values')", async () => {
     const r = await post(
       router.url + "/rpc",
-      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { role: "ROLE_WIZARD", messageId: "m-enum", parts: [{ text: "x" }] } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: { message: { role: "ROLE_WIZARD", messageId: "m-enum", parts: [{ text: "x" }] } },
+      }),
       { "A2A-Version": "1.0" },
     );
     expect(r.body.error.code).toBe(C.INVALID_PARAMS);
@@ -209,7 +242,9 @@ describe("JSON-RPC errors", () => {
   });
 
   test("concurrent sends with one new task id start exactly one task", async () => {
-    const sends = Array.from({ length: 10 }, (_, i) => rpc(router.url, "tasks/send", { id: "same-1", message: userMessage(`m${i}`), metadata: { agent: "echo" } }));
+    const sends = Array.from({ length: 10 }, (_, i) =>
+      rpc(router.url, "tasks/send", { id: "same-1", message: userMessage(`m${i}`), metadata: { agent: "echo" } }),
+    );
     const results = await Promise.all(sends);
     const ok = results.filter((r) => r.result);
     expect(ok).toHaveLength(1);
@@ -224,7 +259,11 @@ describe("JSON-RPC errors", () => {
   });
 
   test("a notification gets no body", async () => {
-    const res = await fetch(router.url + "/rpc", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", method: "tasks/get", params: { id: "x" } }) });
+    const res = await fetch(router.url + "/rpc", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "tasks/get", params: { id: "x" } }),
+    });
     expect(res.status).toBe(204);
   });
 

@@ -96,7 +96,15 @@ describe("configuration", () => {
     const unknown = await runBin(["serve", "--port", "0", "--store", "memory"], { DEFAULT_AGENT: "nobody" });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/defaultAgent "nobody"/);
-    const clash = await runBin(["serve", "--port", "0", "--store", "memory", "--config", file("clash.json", { agents: [{ id: "echo", url: "http://127.0.0.1:9" }] })]);
+    const clash = await runBin([
+      "serve",
+      "--port",
+      "0",
+      "--store",
+      "memory",
+      "--config",
+      file("clash.json", { agents: [{ id: "echo", url: "http://127.0.0.1:9" }] }),
+    ]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toMatch(/agents id "echo" is taken/);
   });

@@ -83,7 +83,12 @@ describe("limits.streamBufferBytes", () => {
     // router whose heap is already sized for 200 KB events (V8 grows its young generation under such load
     // once, streams or not); what is measured is then what the stalled streams add.
     const warm = agent.nextTask();
-    const warmStream = await stalledStream({ jsonrpc: "2.0", id: 1, method: "tasks/sendSubscribe", params: { id: "warm", message: { role: "user", parts: [{ type: "text", text: "hi" }] }, metadata: { agent: "big" } } });
+    const warmStream = await stalledStream({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tasks/sendSubscribe",
+      params: { id: "warm", message: { role: "user", parts: [{ type: "text", text: "hi" }] }, metadata: { agent: "big" } },
+    });
     const warmId = (await warm).params.id as string;
     const warmRead = readIds(warmStream);
     for (let i = 1; i <= EVENTS; i++) {
@@ -95,7 +100,14 @@ describe("limits.streamBufferBytes", () => {
     const before = rssBytes(router.child.pid!);
 
     const started = agent.nextTask();
-    const streams = [await stalledStream({ jsonrpc: "2.0", id: 1, method: "tasks/sendSubscribe", params: { id: "big-1", message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "big" } } })];
+    const streams = [
+      await stalledStream({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tasks/sendSubscribe",
+        params: { id: "big-1", message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "big" } },
+      }),
+    ];
     const taskId = (await started).params.id as string;
     for (let i = 1; i < STREAMS; i++) {
       streams.push(await stalledStream({ jsonrpc: "2.0", id: i + 1, method: "tasks/resubscribe", params: { id: taskId } }, { "last-event-id": "0" }));

@@ -33,7 +33,14 @@ async function rawChunkedPost(url: string, body: object, headers: Record<string,
   const { hostname, port } = new URL(url);
   const payload = JSON.stringify(body);
   const socket = connect(Number(port), hostname);
-  const head = [`POST /rpc HTTP/1.1`, `Host: ${hostname}:${port}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(payload)}`, "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const head = [
+    `POST /rpc HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(payload)}`,
+    "Connection: close",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   // Not end(): a client that half-closes its socket has gone away, as far as the stream is concerned.
   socket.write(head.join("\r\n") + "\r\n\r\n" + payload);
   // Read up to the last chunk: the stream's response keeps the connection alive after it.
@@ -87,7 +94,11 @@ describe("the uniform SSE stream", () => {
     expect(chunks).toEqual(range(1, 1000).map((i) => `${i},`));
     expect(events[1000]!.data.result.final).toBe(true);
     const task = await rpc(router.url, "tasks/get", { id: "big-1" });
-    expect(task.result.artifacts[0].parts[0].text).toBe(range(1, 1000).map((i) => `${i},`).join(""));
+    expect(task.result.artifacts[0].parts[0].text).toBe(
+      range(1, 1000)
+        .map((i) => `${i},`)
+        .join(""),
+    );
   });
 
   test("a client dropped at a random point resumes with Last-Event-ID: no gap, no duplicate", async () => {
@@ -118,7 +129,11 @@ describe("the uniform SSE stream", () => {
   test("a backlog leaves in few HTTP chunks: a batch's frames are written together, complete and in order", async () => {
     const s = await openStream(router.url, "tasks/sendSubscribe", { id: "chunks-1", message: userMessage("go"), metadata: { agent: "count1000" } });
     await s.all();
-    const { chunks, body } = await rawChunkedPost(router.url, { jsonrpc: "2.0", id: 1, method: "tasks/resubscribe", params: { id: "chunks-1" } }, { "last-event-id": "0" });
+    const { chunks, body } = await rawChunkedPost(
+      router.url,
+      { jsonrpc: "2.0", id: 1, method: "tasks/resubscribe", params: { id: "chunks-1" } },
+      { "last-event-id": "0" },
+    );
     const ids = [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids).toEqual(range(1, 1001));
     // Written one frame per write, the 1,001 events were 1,001 chunks; the log is read in pages of 100.

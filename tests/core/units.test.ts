@@ -10,7 +10,19 @@ import { Heartbeat } from "../../router/sse/heartbeat.js";
 import { exceedsDepth } from "../../router/schema/depth.js";
 
 const event = (seq: number): LoggedEvent => ({ kind: "status", status: { state: "working" }, final: false, taskId: "t", contextId: "c", seq });
-const task = (): Task => ({ id: "t", contextId: "c", agentId: "a", dialect: "v0.1", status: { state: "working" }, artifacts: [], history: [], metadata: {}, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", lastSeq: 0 });
+const task = (): Task => ({
+  id: "t",
+  contextId: "c",
+  agentId: "a",
+  dialect: "v0.1",
+  status: { state: "working" },
+  artifacts: [],
+  history: [],
+  metadata: {},
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+  lastSeq: 0,
+});
 
 describe("JSON depth", () => {
   /** `levels` containers nested, alternating objects (under "k", or "__proto__") and arrays. */
@@ -70,10 +82,12 @@ describe("Subscriber", () => {
     const s = new Subscriber(4);
     expect(s.poll()).toBeUndefined();
     let wakes = 0;
-    const woke = new Promise<void>((resolve) => s.onReady(() => {
+    const woke = new Promise<void>((resolve) =>
+      s.onReady(() => {
         wakes++;
         resolve();
-      }));
+      }),
+    );
     s.push(event(1));
     s.push(event(2));
     await woke;

@@ -14,7 +14,13 @@ import { testRouter } from "../helpers/router.js";
  */
 
 const BOUND = 256 * 1024;
-const working = (text: string) => ({ kind: "status-update", taskId: "t", contextId: "c", final: false, status: { state: "working", message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text }] } } });
+const working = (text: string) => ({
+  kind: "status-update",
+  taskId: "t",
+  contextId: "c",
+  final: false,
+  status: { state: "working", message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text }] } },
+});
 const done = { kind: "status-update", taskId: "t", contextId: "c", final: true, status: { state: "completed" } };
 const sse = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result })}\n\n`;
 
@@ -27,12 +33,19 @@ function writeSlowly(res: ServerResponse, text: string): void {
 const SCRIPTS: Record<string, (res: ServerResponse) => void> = {
   // A JSON answer past the bound, with and without a Content-Length saying so.
   "big-json": (res) => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "task", id: "t", contextId: "c", status: { state: "completed" }, metadata: { pad: "x".repeat(BOUND) } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { kind: "task", id: "t", contextId: "c", status: { state: "completed" }, metadata: { pad: "x".repeat(BOUND) } },
+    });
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
   },
   "big-chunked-json": (res) => {
     res.writeHead(200, { "content-type": "application/json" });
-    writeSlowly(res, JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "task", id: "t", status: { state: "completed" }, metadata: { pad: "x".repeat(BOUND) } } }));
+    writeSlowly(
+      res,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "task", id: "t", status: { state: "completed" }, metadata: { pad: "x".repeat(BOUND) } } }),
+    );
   },
   // One event that never ends within the bound, after one that is fine.
   "endless-event": (res) => {

@@ -65,7 +65,9 @@ describe("retry backoff", () => {
         async () => {
           ++tries;
           return false;
-        }, { initialMs: 100, maxMs: 100 });
+        },
+        { initialMs: 100, maxMs: 100 },
+      );
       stopped.schedule();
       stopped.stop();
       await jest.advanceTimersByTimeAsync(1000);

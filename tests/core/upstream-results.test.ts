@@ -91,15 +91,16 @@ describe("an upstream result not in its dialect's shape", () => {
 
   test("a v0.3 text part without its text is refused before it could be rendered as invalid A2A", async () => {
     const events = await streamTo("text-03");
-    expect(statusText(events[events.length - 1]!)).toBe(
-      "Upstream agent text-03 sent a result that is not A2A v0.3: artifact.parts[0].text is required",
-    );
+    expect(statusText(events[events.length - 1]!)).toBe("Upstream agent text-03 sent a result that is not A2A v0.3: artifact.parts[0].text is required");
   });
 
   test("blocking answers are checked too: a v1.0 SendMessageResponse that is neither task nor message, a v0.1 state", async () => {
     const cases: Array<[string, string]> = [
       ["none-10", "Upstream agent none-10 sent a result that is not A2A v1.0: result must have exactly one of task, message"],
-      ["state-01", 'Upstream agent state-01 sent a result that is not A2A v0.1: status.state must be one of "submitted", "working", "input-required", "completed", "canceled", "failed", "unknown"'],
+      [
+        "state-01",
+        'Upstream agent state-01 sent a result that is not A2A v0.1: status.state must be one of "submitted", "working", "input-required", "completed", "canceled", "failed", "unknown"',
+      ],
     ];
     for (const [agent, reason] of cases) {
       const r = await rpc(router.url, "tasks/send", { id: `s-${agent}`, message: userMessage("hi"), metadata: { agent } });

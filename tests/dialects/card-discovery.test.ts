@@ -80,19 +80,37 @@ describe("card locations and dialect detection", () => {
   });
 
   test("the interface spoken: JSON-RPC first within a dialect, v1.0 HTTP+JSON when it is all a card offers", () => {
-    const restOnly = { supportedInterfaces: [{ url: "http://h/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }, { url: "http://h/g", protocolBinding: "GRPC", protocolVersion: "1.0" }] };
+    const restOnly = {
+      supportedInterfaces: [
+        { url: "http://h/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        { url: "http://h/g", protocolBinding: "GRPC", protocolVersion: "1.0" },
+      ],
+    };
     expect(interfaceOfCard(restOnly)).toEqual({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/rest" });
     expect(interfaceOfCard(v10Card("http://h"))).toEqual({ dialect: "v1.0", binding: "JSONRPC", url: "http://h/a2a/v1" });
     // v1.0 over REST beats v0.3 over JSON-RPC: the newer dialect first.
     const v03AndRest = { supportedInterfaces: [{ url: "http://h/v03", protocolBinding: "JSONRPC", protocolVersion: "0.3" }, restOnly.supportedInterfaces[0]] };
     expect(interfaceOfCard(v03AndRest)).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON" });
     // Config: a forced binding, or a bare dialect that takes the binding the card offers for it.
-    expect(interfaceOfCard(v10Card("http://h"), undefined, { dialect: "v1.0", binding: "HTTP+JSON" })).toEqual({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/a2a/rest" });
+    expect(interfaceOfCard(v10Card("http://h"), undefined, { dialect: "v1.0", binding: "HTTP+JSON" })).toEqual({
+      dialect: "v1.0",
+      binding: "HTTP+JSON",
+      url: "http://h/a2a/rest",
+    });
     expect(interfaceOfCard(restOnly, undefined, { dialect: "v1.0" })).toMatchObject({ binding: "HTTP+JSON", url: "http://h/rest" });
     expect(interfaceOfCard({}, undefined, { dialect: "v1.0", binding: "HTTP+JSON" })).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
     // v0.3 members: an HTTP+JSON interface of a 1.0 card counts; a 0.3 one (v0.3's REST, not spoken) does not.
-    expect(interfaceOfCard({ url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "1.0", additionalInterfaces: [] })).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON", url: "http://h/rest" });
-    const v03Rest = { url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "0.3.0", additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }] };
+    expect(interfaceOfCard({ url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "1.0", additionalInterfaces: [] })).toMatchObject({
+      dialect: "v1.0",
+      binding: "HTTP+JSON",
+      url: "http://h/rest",
+    });
+    const v03Rest = {
+      url: "http://h/rest",
+      preferredTransport: "HTTP+JSON",
+      protocolVersion: "0.3.0",
+      additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }],
+    };
     expect(interfaceOfCard(v03Rest)).toEqual({ dialect: "v0.3", binding: "JSONRPC", url: "http://h/rpc" });
   });
 
@@ -111,7 +129,12 @@ describe("card locations and dialect detection", () => {
     const eps = jsonRpcEndpoints(v10Card(""), "http://h:2/.well-known/agent-card.json");
     expect(eps.get("v1.0")).toBe("http://h:2/a2a/v1");
     expect(eps.get("v0.3")).toBe("http://h:2/a2a/v03");
-    const rest = jsonRpcEndpoints({ url: "http://h/rest", preferredTransport: "HTTP+JSON", protocolVersion: "0.3.0", additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }] });
+    const rest = jsonRpcEndpoints({
+      url: "http://h/rest",
+      preferredTransport: "HTTP+JSON",
+      protocolVersion: "0.3.0",
+      additionalInterfaces: [{ url: "http://h/rpc", transport: "JSONRPC" }],
+    });
     expect(rest.get("v0.3")).toBe("http://h/rpc");
   });
 });

@@ -183,7 +183,11 @@ describe("transport faults", () => {
   });
 
   const probe: ClientCall = { method: "tasks/get", params: { id: "t" } };
-  const faultOf = (p: Promise<unknown>) => p.then(() => "none", (err: unknown) => (err instanceof TransportError ? err.fault : String(err)));
+  const faultOf = (p: Promise<unknown>) =>
+    p.then(
+      () => "none",
+      (err: unknown) => (err instanceof TransportError ? err.fault : String(err)),
+    );
 
   test("a port nobody listens on is unreachable, with the socket's own reason", async () => {
     const closed = createServer();

@@ -51,7 +51,11 @@ describe("ids", () => {
       metadata: { upstream: { task: "their-task", ctx: ["their-ctx"] }, note: "their-task is mentioned in text" },
     };
     const out = inRouterTerms(update, scope("progress"));
-    expect(out.kind === "status" && out.status.message).toEqual({ role: "agent", parts: [{ kind: "text", text: "done" }], metadata: { replyTo: "router-task" } });
+    expect(out.kind === "status" && out.status.message).toEqual({
+      role: "agent",
+      parts: [{ kind: "text", text: "done" }],
+      metadata: { replyTo: "router-task" },
+    });
     expect(out.metadata).toEqual({ upstream: { task: "router-task", ctx: ["router-ctx"] }, note: "their-task is mentioned in text", textKind: "snapshot" });
   });
 

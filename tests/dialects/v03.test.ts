@@ -94,15 +94,11 @@ describe("v0.3 requests", () => {
     expect(v03.toPushRef(set)).toEqual({ taskId: "t", configId: "p1", config: { id: "p1", url: "http://h/x", token: "k" } });
     expect(v03.toPushRef({ id: "t", pushNotificationConfigId: "p1" })).toEqual({ taskId: "t", configId: "p1" });
     expect(v03.toPushRef({ id: "t" })).toEqual({ taskId: "t" });
-    expect(schemas.check(v03.paramsSchemaId("tasks/pushNotificationConfig/delete"), { id: "t" })?.field).toBe(
-      "pushNotificationConfigId",
-    );
+    expect(schemas.check(v03.paramsSchemaId("tasks/pushNotificationConfig/delete"), { id: "t" })?.field).toBe("pushNotificationConfigId");
     const rendered = v03.renderPushConfig("t", { id: "p1", url: "http://h/x", token: "k" });
     expect(rendered).toEqual({ taskId: "t", pushNotificationConfig: { id: "p1", url: "http://h/x", token: "k" } });
     expect(schemas.check("v0.3#/$defs/TaskPushNotificationConfig", rendered)).toBeUndefined();
-    expect(v03.renderPushConfigList?.("t", [{ url: "http://h/x" }])).toEqual([
-      { taskId: "t", pushNotificationConfig: { url: "http://h/x" } },
-    ]);
+    expect(v03.renderPushConfigList?.("t", [{ url: "http://h/x" }])).toEqual([{ taskId: "t", pushNotificationConfig: { url: "http://h/x" } }]);
     expect(v03.renderPushDeleted?.()).toBeNull();
   });
 });
@@ -212,7 +208,13 @@ describe("v0.3 agent side", () => {
       },
     ]);
     expect(v03Upstream.upstreamTaskId?.(status)).toBe("up-1");
-    const chunk = { kind: "artifact-update", taskId: "up-1", contextId: "c", artifact: { artifactId: "a", parts: [{ kind: "text", text: "x" }] }, append: true };
+    const chunk = {
+      kind: "artifact-update",
+      taskId: "up-1",
+      contextId: "c",
+      artifact: { artifactId: "a", parts: [{ kind: "text", text: "x" }] },
+      append: true,
+    };
     expect(v03Upstream.fromStreamResult(chunk)).toEqual([
       { kind: "artifact", artifact: { artifactId: "a", parts: [{ kind: "text", text: "x" }] }, append: true },
     ]);
@@ -225,7 +227,11 @@ describe("v0.3 agent side", () => {
     const message = { kind: "message", messageId: "r", role: "agent", parts: [{ kind: "text", text: "hello" }] };
     expect(updatesFromV03(message)).toEqual([
       // Marked as a bare-Message answer, so that a v0.3/v1.0 send answers with the Message (agent-answer.ts).
-      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hello" }] } }, metadata: { messageAnswer: true } },
+      {
+        kind: "status",
+        status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hello" }] } },
+        metadata: { messageAnswer: true },
+      },
     ]);
   });
 

@@ -176,9 +176,16 @@ describe("v1.0 results and events", () => {
   test("stream events are StreamResponses by member name; the stream opens with the Task", () => {
     const working = v10.renderEvent(workingEvent) as Record<string, any>;
     expect(Object.keys(working)).toEqual(["statusUpdate"]);
-    expect(working.statusUpdate).toMatchObject({ taskId: "task-1", contextId: "ctx-1", status: { state: "TASK_STATE_WORKING" }, metadata: { fullText: "thinking" } });
+    expect(working.statusUpdate).toMatchObject({
+      taskId: "task-1",
+      contextId: "ctx-1",
+      status: { state: "TASK_STATE_WORKING" },
+      metadata: { fullText: "thinking" },
+    });
     const chunk = v10.renderEvent(artifactEvent) as Record<string, any>;
-    expect(chunk).toEqual({ artifactUpdate: { taskId: "task-1", contextId: "ctx-1", artifact: { artifactId: "a-1", parts: [{ text: "hel" }] }, append: true } });
+    expect(chunk).toEqual({
+      artifactUpdate: { taskId: "task-1", contextId: "ctx-1", artifact: { artifactId: "a-1", parts: [{ text: "hel" }] }, append: true },
+    });
     for (const e of [working, chunk, v10.renderEvent(completedEvent), v10.renderEvent(snapshotEvent)]) {
       expect(schemas.check("v1.0#/$defs/StreamResponse", e)).toBeUndefined();
       expect(PbStreamResponse.toJSON(PbStreamResponse.fromJSON(e))).toEqual(e);
@@ -213,7 +220,15 @@ describe("v1.0 results and events", () => {
   });
 
   test("parts: text, raw, url and data round-trip; non-object data wraps as the SDK does", () => {
-    for (const p of [{ text: "x" }, { raw: "aGk=", filename: "a", mediaType: "b" }, { url: "u" }, { data: { a: 1 } }, { data: 5 }, { data: null }, { data: ["x"], metadata: { m: 1 } }]) {
+    for (const p of [
+      { text: "x" },
+      { raw: "aGk=", filename: "a", mediaType: "b" },
+      { url: "u" },
+      { data: { a: 1 } },
+      { data: 5 },
+      { data: null },
+      { data: ["x"], metadata: { m: 1 } },
+    ]) {
       expect(partToV10(partFromV10(p))).toEqual(p);
     }
     expect(partFromV10({ data: "s" })).toEqual({ kind: "data", data: { value: "s" }, metadata: { [DATA_PART_COMPAT_FLAG]: true } });
@@ -259,19 +274,31 @@ describe("v1.0 agent side", () => {
   });
 
   test("StreamResponses become internal updates; the opening submitted Task is skipped", () => {
-    const opening = PbStreamResponse.toJSON({ payload: { $case: "task", value: PbTask.fromJSON({ id: "up-1", contextId: "c", status: { state: "TASK_STATE_SUBMITTED" } }) } });
+    const opening = PbStreamResponse.toJSON({
+      payload: { $case: "task", value: PbTask.fromJSON({ id: "up-1", contextId: "c", status: { state: "TASK_STATE_SUBMITTED" } }) },
+    });
     expect(v10Upstream.fromStreamResult(opening)).toEqual([]);
     expect(v10Upstream.fromStreamResult(opening, { index: 0, followUp: false })).toEqual([]);
     // A follow-up's opening Task still says input-required (the previous turn): not this turn's end.
-    const stale = { task: { id: "up-1", contextId: "c", status: { state: "TASK_STATE_INPUT_REQUIRED" }, artifacts: [{ artifactId: "a", parts: [{ text: "old" }] }] } };
+    const stale = {
+      task: { id: "up-1", contextId: "c", status: { state: "TASK_STATE_INPUT_REQUIRED" }, artifacts: [{ artifactId: "a", parts: [{ text: "old" }] }] },
+    };
     expect(v10Upstream.fromStreamResult(stale, { index: 0, followUp: true })).toEqual([]);
     // A first turn answered by a single Task: that Task is the answer.
-    const oneShot = { task: { id: "up-2", contextId: "c", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ artifactId: "a", parts: [{ text: "new" }] }] } };
+    const oneShot = {
+      task: { id: "up-2", contextId: "c", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ artifactId: "a", parts: [{ text: "new" }] }] },
+    };
     expect(v10Upstream.fromStreamResult(oneShot, { index: 0, followUp: false }).map((u) => u.kind)).toEqual(["artifact", "status"]);
     // Later in a stream a Task is an update like any other.
     expect(v10Upstream.fromStreamResult(stale, { index: 3, followUp: true }).map((u) => u.kind)).toEqual(["artifact", "status"]);
     expect(v10Upstream.upstreamTaskId?.(opening)).toBe("up-1");
-    const status = { statusUpdate: { taskId: "up-1", contextId: "c", status: { state: "TASK_STATE_INPUT_REQUIRED", message: { messageId: "q", role: "ROLE_AGENT", parts: [{ text: "which?" }] } } } };
+    const status = {
+      statusUpdate: {
+        taskId: "up-1",
+        contextId: "c",
+        status: { state: "TASK_STATE_INPUT_REQUIRED", message: { messageId: "q", role: "ROLE_AGENT", parts: [{ text: "which?" }] } },
+      },
+    };
     expect(v10Upstream.fromStreamResult(status)).toEqual([
       { kind: "status", status: { state: "input-required", message: { role: "agent", messageId: "q", parts: [{ kind: "text", text: "which?" }] } } },
     ]);
@@ -288,7 +315,11 @@ describe("v1.0 agent side", () => {
     expect(updates[1]).toMatchObject({ kind: "status", status: { state: "completed" } });
     expect(updatesFromV10({ message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "hey" }] } })).toEqual([
       // Marked as a bare-Message answer, so that a v0.3/v1.0 send answers with the Message (agent-answer.ts).
-      { kind: "status", status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hey" }] } }, metadata: { messageAnswer: true } },
+      {
+        kind: "status",
+        status: { state: "completed", message: { role: "agent", messageId: "r", parts: [{ kind: "text", text: "hey" }] } },
+        metadata: { messageAnswer: true },
+      },
     ]);
     expect(() => updatesFromV10({ kind: "task" })).toThrow(expect.objectContaining({ reason: "invalid-agent-response" }));
   });

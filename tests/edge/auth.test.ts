@@ -97,7 +97,11 @@ describe("on the router", () => {
   beforeAll(async () => {
     router = await testRouter({
       eliza: false,
-      config: { apiKeys: ["good", { key: "echo-only", name: "echoer", agents: ["echo"] }], limits: { authFailuresPerMinute: 3 }, hub: { tokens: { t: "hub-x" } } },
+      config: {
+        apiKeys: ["good", { key: "echo-only", name: "echoer", agents: ["echo"] }],
+        limits: { authFailuresPerMinute: 3 },
+        hub: { tokens: { t: "hub-x" } },
+      },
     });
     open = await testRouter({ eliza: false, config: { apiKeys: ["k"], metrics: { public: true } } });
   });
@@ -134,7 +138,12 @@ describe("on the router", () => {
     const msg = { id: "lim-1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } };
     const allowed = await raw(router.url, { method: "POST", path: "/agents/echo", headers: headers("echo-only"), body: rpcBody("tasks/send", msg) });
     expect(allowed.json().result.status.state).toBe("completed");
-    const refused = await raw(router.url, { method: "POST", path: "/agents/hub-x", headers: headers("echo-only"), body: rpcBody("tasks/send", { ...msg, id: "lim-2" }) });
+    const refused = await raw(router.url, {
+      method: "POST",
+      path: "/agents/hub-x",
+      headers: headers("echo-only"),
+      body: rpcBody("tasks/send", { ...msg, id: "lim-2" }),
+    });
     expect(refused.status).toBe(200);
     expect(refused.json().error).toMatchObject({ code: -32602, data: { agent: "hub-x" } });
   });
@@ -156,7 +165,8 @@ describe("on the router", () => {
 
 test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task service's ownership checks", async () => {
   const seen: Array<CallContext["caller"]> = [];
-  const dispatcher = { dispatch: async (_body: unknown, ctx: CallContext) => {
+  const dispatcher = {
+    dispatch: async (_body: unknown, ctx: CallContext) => {
       seen.push(ctx.caller);
       return { kind: "json", body: undefined };
     },
@@ -167,7 +177,15 @@ test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task se
     service: {} as never,
     handler: {} as never,
     agents: new AgentRegistry(),
-    metrics: new RouterMetrics({ liveTasks: zero, streams: zero, bufferedEvents: zero, pendingCommits: zero, logFallbacks: zero, hubAgents: zero, hubAgentsPaused: zero }),
+    metrics: new RouterMetrics({
+      liveTasks: zero,
+      streams: zero,
+      bufferedEvents: zero,
+      pendingCommits: zero,
+      logFallbacks: zero,
+      hubAgents: zero,
+      hubAgentsPaused: zero,
+    }),
     logger: silentLogger(),
     apiKeys: [{ key: "k1", name: "alice" }],
     maxBodyBytes: 1024,
@@ -178,7 +196,12 @@ test("the caller reaches the JSON-RPC layer (CallContext.caller) for the task se
   await new Promise((r) => server.once("listening", r));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const r = await raw(url, { method: "POST", path: "/rpc", headers: { authorization: "Bearer k1", "content-type": "application/json" }, body: rpcBody("tasks/get", { id: "x" }) });
+    const r = await raw(url, {
+      method: "POST",
+      path: "/rpc",
+      headers: { authorization: "Bearer k1", "content-type": "application/json" },
+      body: rpcBody("tasks/get", { id: "x" }),
+    });
     expect(r.status).toBe(204);
     expect(seen).toEqual([{ principal: "alice" }]);
   } finally {

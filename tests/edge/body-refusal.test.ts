@@ -51,7 +51,9 @@ interface Outcome {
 
 /** Runs CLIENTS concurrent POSTs of `bytes` each from a child process; their outcomes. */
 async function fromAnotherProcess(url: string, clients: number, bytes: number): Promise<Outcome[]> {
-  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", CLIENT_SCRIPT, url, String(clients), String(bytes)], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", CLIENT_SCRIPT, url, String(clients), String(bytes)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as Outcome[];
 }
 

@@ -17,19 +17,13 @@ export function raw(
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(opts.path ?? "/", url);
-    const req = request(
-      target,
-      { method: opts.method ?? "GET", headers: opts.headers, localAddress: opts.localAddress, agent: false },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }),
-        );
-        res.on("error", reject);
-      },
-    );
+    const req = request(target, { method: opts.method ?? "GET", headers: opts.headers, localAddress: opts.localAddress, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }));
+      res.on("error", reject);
+    });
     req.on("error", reject);
     req.end(opts.body);
   });

@@ -11,7 +11,12 @@ let router: RunningRouter;
 beforeAll(async () => {
   router = await testRouter({
     eliza: false,
-    hostedAgents: [throwing("buggy", () => (undefined as any).x()), throwing("quota", () => { throw new Error("Upstream agent quota answered HTTP 429"); })],
+    hostedAgents: [
+      throwing("buggy", () => (undefined as any).x()),
+      throwing("quota", () => {
+        throw new Error("Upstream agent quota answered HTTP 429");
+      }),
+    ],
     config: { limits: { maxBodyBytes: 1024 } },
     conversations: async () => {
       // A bug deep in a handler: its text must not reach the client.
@@ -107,12 +112,19 @@ describe("express's own errors are JSON without internals", () => {
 
 describe("an agent's failure as the client reads it", () => {
   const send = async (agent: string) =>
-    (await raw(router.url, {
-      method: "POST",
-      path: "/rpc",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: `f-${agent}`, message: { role: "user", parts: [{ type: "text", text: "hi" }] }, metadata: { agent } } }),
-    })).json();
+    (
+      await raw(router.url, {
+        method: "POST",
+        path: "/rpc",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tasks/send",
+          params: { id: `f-${agent}`, message: { role: "user", parts: [{ type: "text", text: "hi" }] }, metadata: { agent } },
+        }),
+      })
+    ).json();
 
   test("a bug in an agent (TypeError) fails the task with a generic text", async () => {
     const r = await send("buggy");

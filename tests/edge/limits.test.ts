@@ -86,7 +86,9 @@ describe("maxConnections", () => {
       s.setEncoding("utf8");
       s.on("data", (c) => (text += c));
       s.once("close", () => resolve(text));
-      s.write("GET /hub HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+      s.write(
+        "GET /hub HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      );
     });
     expect(answer).toMatch(/^HTTP\/1\.1 503/);
   });
@@ -101,7 +103,11 @@ describe("bodyBytesInFlight and maxBodyBytes", () => {
 
   /** Starts a POST that declares `length` bytes and sends only the first one, so its body stays in flight. */
   function slowPost(length: number): { req: ClientRequest; response: Promise<number> } {
-    const req = request(`${router.url}/rpc`, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": String(length) } });
+    const req = request(`${router.url}/rpc`, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": String(length) },
+    });
     const response = new Promise<number>((resolve, reject) => {
       req.once("response", (res) => {
         res.resume();
@@ -142,7 +148,12 @@ describe("bodyBytesInFlight and maxBodyBytes", () => {
   test("defaults: 10000 connections, 64 MiB in flight, 30 auth failures a minute", async () => {
     const d = await testRouter({ eliza: false });
     try {
-      expect(d.config.limits).toMatchObject({ maxBodyBytes: 10_485_760, maxConnections: 10_000, bodyBytesInFlight: 64 * 1024 * 1024, authFailuresPerMinute: 30 });
+      expect(d.config.limits).toMatchObject({
+        maxBodyBytes: 10_485_760,
+        maxConnections: 10_000,
+        bodyBytesInFlight: 64 * 1024 * 1024,
+        authFailuresPerMinute: 30,
+      });
     } finally {
       await d.close();
     }

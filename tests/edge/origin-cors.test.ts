@@ -87,9 +87,15 @@ describe("preflights", () => {
       expect(r.status).toBe(204);
       expect(r.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
       expect(r.headers["access-control-allow-methods"]).toBe("POST, GET, OPTIONS");
-      expect(String(r.headers["access-control-allow-headers"]).split(", ").sort()).toEqual(
-        ["a2a-version", "authorization", "content-type", "last-event-id", "x-agent", "x-api-key", "x-session-id"],
-      );
+      expect(String(r.headers["access-control-allow-headers"]).split(", ").sort()).toEqual([
+        "a2a-version",
+        "authorization",
+        "content-type",
+        "last-event-id",
+        "x-agent",
+        "x-api-key",
+        "x-session-id",
+      ]);
     },
   );
 

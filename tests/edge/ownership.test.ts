@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
 import { rpc, type Json } from "../helpers/rpc.js";
-import { Gate, gatedHubAgent, until } from "../interop/helpers.js";
+import { type Gate, gatedHubAgent, until } from "../interop/helpers.js";
 
 /**
  * Per-key task ownership and agent limits (CONTRACT 12) over real HTTP, through every face: JSON-RPC in
@@ -20,7 +20,14 @@ let hub: Awaited<ReturnType<typeof gatedHubAgent>>;
 const gates = new Map<string, Gate>();
 
 beforeAll(async () => {
-  router = await testRouter({ config: { apiKeys: [{ key: ALICE, name: "alice" }, { key: BOB, name: "bob", agents: ["echo", "gated"] }] } });
+  router = await testRouter({
+    config: {
+      apiKeys: [
+        { key: ALICE, name: "alice" },
+        { key: BOB, name: "bob", agents: ["echo", "gated"] },
+      ],
+    },
+  });
   hub = await gatedHubAgent(router.url, "gated", gates);
 });
 

@@ -35,7 +35,12 @@ describe("publicUrl", () => {
   });
 
   test("a POST from the public origin passes the Origin check", async () => {
-    const r = await raw(router.url, { method: "POST", path: "/rpc", headers: { origin: "https://gw.example.org", "content-type": "application/json" }, body: rpcBody("tasks/get", { id: "x" }) });
+    const r = await raw(router.url, {
+      method: "POST",
+      path: "/rpc",
+      headers: { origin: "https://gw.example.org", "content-type": "application/json" },
+      body: rpcBody("tasks/get", { id: "x" }),
+    });
     expect(r.status).toBe(200);
   });
 });
@@ -57,7 +62,10 @@ describe("trustProxy", () => {
     expect(c.url).toBe("https://a2a.example.com/agents/echo");
     for (const u of cardUrls(c)) expect(u.startsWith("https://a2a.example.com")).toBe(true);
     // The first of several values (the client-facing proxy's); a proto alone keeps the Host.
-    const chained = await card(trusting.url, "/.well-known/agent-card.json", { "x-forwarded-proto": "https, http", "x-forwarded-host": "a.example, b.internal" });
+    const chained = await card(trusting.url, "/.well-known/agent-card.json", {
+      "x-forwarded-proto": "https, http",
+      "x-forwarded-host": "a.example, b.internal",
+    });
     expect(chained.supportedInterfaces[0].url).toBe("https://a.example/rpc");
     const protoOnly = await card(trusting.url, "/.well-known/agent-card.json", { "x-forwarded-proto": "https" });
     expect(protoOnly.supportedInterfaces[0].url).toBe(`https://${new URL(trusting.url).host}/rpc`);

@@ -13,14 +13,33 @@ import { rpc, userMessage } from "../helpers/rpc.js";
 
 describe("isPublicAddress", () => {
   test.each([
-    "127.0.0.1", "127.1.2.3", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
-    "255.255.255.255", "224.0.0.1", "192.0.2.1", "198.18.0.1", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1",
-    "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::", "2001::1", "not-an-ip",
+    "127.0.0.1",
+    "127.1.2.3",
+    "10.0.0.1",
+    "172.16.5.4",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "255.255.255.255",
+    "224.0.0.1",
+    "192.0.2.1",
+    "198.18.0.1",
+    "::1",
+    "::",
+    "fe80::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "ff02::1",
+    "::ffff:127.0.0.1",
+    "::ffff:10.0.0.1",
+    "64:ff9b::7f00:1",
+    "2002:7f00:1::",
+    "2001::1",
+    "not-an-ip",
   ])("%s is not public", (a) => expect(isPublicAddress(a)).toBe(false));
 
-  test.each(["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("%s is public", (a) =>
-    expect(isPublicAddress(a)).toBe(true),
-  );
+  test.each(["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("%s is public", (a) => expect(isPublicAddress(a)).toBe(true));
 });
 
 describe("checkPushUrl", () => {
@@ -43,9 +62,19 @@ describe("checkPushUrl", () => {
   });
 
   test.each([
-    "http://127.0.0.1/x", "http://localhost.:1/x", "http://[::1]:80/x", "http://[::ffff:127.0.0.1]/x", "http://0x7f000001/x", "http://2130706433/x",
-    "http://10.1.1.1/x", "http://169.254.169.254/latest/meta-data", "http://internal.example/x", "http://metadata.example/x",
-    "http://mixed.example/x", "http://[fd00::1]/x", "http://0.0.0.0:8080/x",
+    "http://127.0.0.1/x",
+    "http://localhost.:1/x",
+    "http://[::1]:80/x",
+    "http://[::ffff:127.0.0.1]/x",
+    "http://0x7f000001/x",
+    "http://2130706433/x",
+    "http://10.1.1.1/x",
+    "http://169.254.169.254/latest/meta-data",
+    "http://internal.example/x",
+    "http://metadata.example/x",
+    "http://mixed.example/x",
+    "http://[fd00::1]/x",
+    "http://0.0.0.0:8080/x",
   ])("%s is refused with -32602 naming the field", async (url) => {
     await expect(checkPushUrl(url, strict)).rejects.toMatchObject({ reason: "invalid-params", data: { field: "pushNotificationConfig.url" } });
   });
@@ -58,13 +87,17 @@ describe("checkPushUrl", () => {
 
   test("allowPrivate (dev mode, push.allowPrivateUrls) lets private addresses through without DNS", async () => {
     await expect(checkPushUrl("http://127.0.0.1:1/x", { allowPrivate: true })).resolves.toBeUndefined();
-    await expect(checkPushUrl("http://internal.example/x", { allowPrivate: true, resolve: () => Promise.reject(new Error("no DNS wanted")) })).resolves.toBeUndefined();
+    await expect(
+      checkPushUrl("http://internal.example/x", { allowPrivate: true, resolve: () => Promise.reject(new Error("no DNS wanted")) }),
+    ).resolves.toBeUndefined();
   });
 
   test("the connection lookup hands a socket only public addresses", async () => {
     const lookup = connectLookup(strict)!;
     const call = (host: string, all: boolean) =>
-      new Promise<unknown>((res, rej) => (lookup as any)(host, { all }, (err: Error | null, a: unknown, f?: number) => (err ? rej(err) : res(all ? a : [a, f]))));
+      new Promise<unknown>((res, rej) =>
+        (lookup as any)(host, { all }, (err: Error | null, a: unknown, f?: number) => (err ? rej(err) : res(all ? a : [a, f]))),
+      );
     await expect(call("public.example", true)).resolves.toEqual([
       { address: "93.184.216.34", family: 4 },
       { address: "2606:2800:220:1::1", family: 6 },
@@ -104,10 +137,22 @@ describe("delivery", () => {
   async function taskWithEvent(id: string): Promise<Task> {
     const now = new Date().toISOString();
     const task: Task = {
-      id, contextId: `c-${id}`, agentId: "echo", dialect: "v0.1", status: { state: "completed", timestamp: now },
-      artifacts: [], history: [], metadata: {}, createdAt: now, updatedAt: now, lastSeq: 1,
+      id,
+      contextId: `c-${id}`,
+      agentId: "echo",
+      dialect: "v0.1",
+      status: { state: "completed", timestamp: now },
+      artifacts: [],
+      history: [],
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
+      lastSeq: 1,
     };
-    await store.commit({ tasks: [task], events: [{ taskId: id, contextId: task.contextId, seq: 1, kind: "status", status: task.status, final: true } as never] });
+    await store.commit({
+      tasks: [task],
+      events: [{ taskId: id, contextId: task.contextId, seq: 1, kind: "status", status: task.status, final: true } as never],
+    });
     return task;
   }
 
@@ -163,7 +208,12 @@ describe("on the router", () => {
   });
 
   test("with API keys, a loopback webhook is refused in every dialect with -32602 naming the field", async () => {
-    const v01 = await rpc(keyed.url, "tasks/send", { id: "ssrf-1", message: userMessage("x"), metadata: { agent: "echo" }, pushNotification: { url: `${hooks.url}/a` } }, auth);
+    const v01 = await rpc(
+      keyed.url,
+      "tasks/send",
+      { id: "ssrf-1", message: userMessage("x"), metadata: { agent: "echo" }, pushNotification: { url: `${hooks.url}/a` } },
+      auth,
+    );
     expect(v01.error).toMatchObject({ code: -32602, data: { field: "pushNotificationConfig.url" } });
     await rpc(keyed.url, "tasks/send", { id: "ssrf-2", message: userMessage("x"), metadata: { agent: "echo" } }, auth);
     const set = await rpc(keyed.url, "tasks/pushNotification/set", { id: "ssrf-2", pushNotificationConfig: { url: "http://169.254.169.254/latest" } }, auth);
@@ -172,10 +222,20 @@ describe("on the router", () => {
   });
 
   test("push.allowPrivateUrls and dev mode (loopback bind, no keys) allow it", async () => {
-    const a = await rpc(allowed.url, "tasks/send", { id: "ok-1", message: userMessage("x"), metadata: { agent: "echo" }, pushNotification: { url: `${hooks.url}/allowed` } }, auth);
+    const a = await rpc(
+      allowed.url,
+      "tasks/send",
+      { id: "ok-1", message: userMessage("x"), metadata: { agent: "echo" }, pushNotification: { url: `${hooks.url}/allowed` } },
+      auth,
+    );
     expect(a.result.status.state).toBe("completed");
     await hooks.waitFor("/allowed", 1);
-    const d = await rpc(dev.url, "tasks/send", { id: "ok-2", message: userMessage("x"), metadata: { agent: "echo" }, pushNotification: { url: `${hooks.url}/dev` } });
+    const d = await rpc(dev.url, "tasks/send", {
+      id: "ok-2",
+      message: userMessage("x"),
+      metadata: { agent: "echo" },
+      pushNotification: { url: `${hooks.url}/dev` },
+    });
     expect(d.result.status.state).toBe("completed");
     await hooks.waitFor("/dev", 1);
   });

@@ -94,8 +94,7 @@ export async function startFakeOpenAi(answer: (request: RecordedRequest, n: numb
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    request: (n) =>
-      requests[n - 1] ? Promise.resolve(requests[n - 1]) : new Promise((resolve) => waiters.set(n, resolve)),
+    request: (n) => (requests[n - 1] ? Promise.resolve(requests[n - 1]) : new Promise((resolve) => waiters.set(n, resolve))),
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -29,11 +29,7 @@ export function taskFor(contextId: string, id = randomUUID()): Task {
 }
 
 /** A turn context for `text` in conversation `contextId`. */
-export function turnContext(
-  text: string,
-  contextId: string,
-  extra: { signal?: AbortSignal; metadata?: Record<string, unknown> } = {},
-): ExecuteContext {
+export function turnContext(text: string, contextId: string, extra: { signal?: AbortSignal; metadata?: Record<string, unknown> } = {}): ExecuteContext {
   return {
     task: taskFor(contextId),
     message: { role: "user", parts: [{ kind: "text", text }], messageId: randomUUID() },
@@ -55,10 +51,7 @@ export const textOfStatus = (u: StatusUpdate) => (u.status.message?.parts[0] as 
 export const chunkText = (u: ArtifactUpdate) => (u.artifact.parts[0] as { text: string }).text;
 
 /** A runtime with the given plugins registered (bootstrap is not added implicitly). */
-export function makeRuntime(
-  plugins: Plugin[],
-  options: { character?: Character; model?: TextModel; store?: MemoryStore } = {},
-): AgentRuntime {
+export function makeRuntime(plugins: Plugin[], options: { character?: Character; model?: TextModel; store?: MemoryStore } = {}): AgentRuntime {
   const runtime = new AgentRuntime({
     agentId: "eliza",
     character: options.character ?? { name: "Tester" },

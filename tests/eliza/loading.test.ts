@@ -108,7 +108,11 @@ describe("plugin files", () => {
       'export default { name: "p", actions: [{ name: "FOO", description: "d", handler: async () => {}, parameters: [{ name: "n", description: "d", schema: { type: "strnig" } }] }] };',
       /^plugin file \S+schema\.mjs: action FOO: parameter "n" has an invalid schema: /,
     ],
-    ["dup.mjs", 'export default { name: "p", actions: [{ name: "REPLY", description: "d", handler: async () => {} }] };', /: action REPLY is already registered$/],
+    [
+      "dup.mjs",
+      'export default { name: "p", actions: [{ name: "REPLY", description: "d", handler: async () => {} }] };',
+      /: action REPLY is already registered$/,
+    ],
     ["init.mjs", 'export default { name: "p", init: async () => { throw new Error("no token"); } };', /^plugin file \S+init\.mjs: init failed: no token$/],
   ])("%s is refused", async (name, text, expected) => {
     expect(await failure({ store, env: {}, character: { name: "P" }, pluginPaths: [file(name, text)] })).toMatch(expected);

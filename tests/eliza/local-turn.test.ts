@@ -97,7 +97,11 @@ describe("the default agent with the local model", () => {
     expect(statusesOf(updates)[0].metadata?.fullText).toBe(told);
     expect(final.metadata?.actionCallbackHistory).toEqual([failure]);
     expect((await agent.readConversation(contextId)).messages.map((m) => m.text)).toEqual([said, failure]);
-    expect(final.metadata?.actionResults).toContainEqual({ action: "BOOK_FLIGHT", success: false, error: 'BOOK_FLIGHT: parameter "passengerCount" must be <= 10' });
+    expect(final.metadata?.actionResults).toContainEqual({
+      action: "BOOK_FLIGHT",
+      success: false,
+      error: 'BOOK_FLIGHT: parameter "passengerCount" must be <= 10',
+    });
   });
 
   test("a booking without the details asks for every missing one in one question (input-required)", async () => {
@@ -109,7 +113,9 @@ describe("the default agent with the local model", () => {
     expect(final.status.state).toBe("input-required");
     expect(textOfStatus(final)).toBe(`I'll book that flight for you.\n\n${question}`);
     expect(final.metadata?.missingParameters).toEqual(["origin", "destination", "departureDate"]);
-    expect(final.metadata?.actionResults).toContainEqual(expect.objectContaining({ action: "BOOK_FLIGHT", success: false, missingParameters: ["origin", "destination", "departureDate"] }));
+    expect(final.metadata?.actionResults).toContainEqual(
+      expect.objectContaining({ action: "BOOK_FLIGHT", success: false, missingParameters: ["origin", "destination", "departureDate"] }),
+    );
   });
 
   test("small talk gets a deterministic ELIZA answer; character examples and greetings answer in character", async () => {

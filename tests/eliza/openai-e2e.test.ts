@@ -19,8 +19,7 @@ const character: Character = {
   settings: { MUSIC_PROGRESS_DELAY_MS: 0 },
 };
 
-const HEAD = (thought: string, actions: string) =>
-  `<response><thought>${thought}</thought><actions>${actions}</actions><providers></providers><text>`;
+const HEAD = (thought: string, actions: string) => `<response><thought>${thought}</thought><actions>${actions}</actions><providers></providers><text>`;
 
 let server: FakeOpenAi | undefined;
 afterEach(async () => {
@@ -181,9 +180,11 @@ describe("eliza over an OpenAI-compatible server", () => {
     expect(final.status.state).toBe("completed");
     expect(textOfStatus(final)).toBe(told);
     expect(artifactsOf(updates).map((a) => [chunkText(a), a.lastChunk])).toEqual([["Booking.", true]]);
-    expect(statusesOf(updates).filter((s) => s.status.state === "working").map((s) => [textOfStatus(s), s.metadata?.merge])).toEqual([
-      [told, "replace"],
-    ]);
+    expect(
+      statusesOf(updates)
+        .filter((s) => s.status.state === "working")
+        .map((s) => [textOfStatus(s), s.metadata?.merge]),
+    ).toEqual([[told, "replace"]]);
     expect(final.metadata?.actionResults).toContainEqual({
       action: "BOOK_FLIGHT",
       success: false,

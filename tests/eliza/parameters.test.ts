@@ -45,8 +45,7 @@ describe("parameters: coercion, defaults, validation", () => {
     });
     expect(check(undefined)).toEqual({
       ok: false,
-      error:
-        'BOOK_FLIGHT: missing required parameter "origin"; missing required parameter "destination"; missing required parameter "departureDate"',
+      error: 'BOOK_FLIGHT: missing required parameter "origin"; missing required parameter "destination"; missing required parameter "departureDate"',
       missing: ["origin", "destination", "departureDate"],
       parameters: { passengerCount: 1 },
     });

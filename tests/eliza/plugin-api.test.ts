@@ -78,8 +78,22 @@ describe("services", () => {
 
   test.each([
     [{ name: "p", services: [{}] }, /^plugin p: services\[0\] must be a Service class \(with a static start\)$/],
-    [{ name: "p", services: [class NoType extends Service { capabilityDescription = ""; async stop() {} }] }, /services\[0\] \(NoType\) has no static serviceType$/],
-    [{ name: "p", routes: [{ type: "HEAD", path: "/x", handler: async () => {} }] }, /routes\[0\] "type" must be one of GET, POST, PUT, PATCH, DELETE, STATIC$/],
+    [
+      {
+        name: "p",
+        services: [
+          class NoType extends Service {
+            capabilityDescription = "";
+            async stop() {}
+          },
+        ],
+      },
+      /services\[0\] \(NoType\) has no static serviceType$/,
+    ],
+    [
+      { name: "p", routes: [{ type: "HEAD", path: "/x", handler: async () => {} }] },
+      /routes\[0\] "type" must be one of GET, POST, PUT, PATCH, DELETE, STATIC$/,
+    ],
     [{ name: "p", routes: [{ type: "GET", path: "/x" }] }, /routes\[0\] \(GET \/x\) has no "handler" function$/],
     [{ name: "p", events: { MESSAGE_RECEIVED: () => {} } }, /events\.MESSAGE_RECEIVED must be an array of functions$/],
   ])("a bad plugin shape is refused: %#", async (plugin, expected) => {
@@ -91,9 +105,7 @@ describe("services", () => {
 describe("events", () => {
   test("a turn with an action emits, in order: received, run, model, actions, run ended, sent", async () => {
     const seen: Array<[string, EventPayload]> = [];
-    const events = Object.fromEntries(
-      Object.values(EventType).map((name) => [name, [(params: EventPayload) => void seen.push([name, params])]]),
-    );
+    const events = Object.fromEntries(Object.values(EventType).map((name) => [name, [(params: EventPayload) => void seen.push([name, params])]]));
     const agent = await createElizaAgent({ store: new MemoryStore(), env: {}, character: { name: "E" }, plugins: [{ name: "rec", actions: wave, events }] });
     const contextId = randomUUID();
     const updates = await collect(agent.execute(turnContext("wave please", contextId)));

@@ -112,27 +112,45 @@ describe("processActions: the chain", () => {
       {
         name: "p",
         actions: [
-          act("GATED", async () => {
-            ran.push("GATED");
-          }, { validate: async () => false }),
-          act("THROWS_IN_VALIDATE", async () => {
-            ran.push("x");
-          }, {
-            validate: async () => {
-              throw new Error("bad state");
+          act(
+            "GATED",
+            async () => {
+              ran.push("GATED");
             },
-          }),
-          act("SEND_MESSAGE", async () => {
-            ran.push("SEND_MESSAGE");
-          }, { similes: ["dm"] }),
+            { validate: async () => false },
+          ),
+          act(
+            "THROWS_IN_VALIDATE",
+            async () => {
+              ran.push("x");
+            },
+            {
+              validate: async () => {
+                throw new Error("bad state");
+              },
+            },
+          ),
+          act(
+            "SEND_MESSAGE",
+            async () => {
+              ran.push("SEND_MESSAGE");
+            },
+            { similes: ["dm"] },
+          ),
         ],
       },
     ]);
     const told: Array<[string, Content]> = [];
-    const out = await processActions(runtime, message, responses(["GATED", "THROWS_IN_VALIDATE", "NOPE", "dm", "send message"]), baseState(), async (c, from) => {
-      told.push([from, c]);
-      return [];
-    });
+    const out = await processActions(
+      runtime,
+      message,
+      responses(["GATED", "THROWS_IN_VALIDATE", "NOPE", "dm", "send message"]),
+      baseState(),
+      async (c, from) => {
+        told.push([from, c]);
+        return [];
+      },
+    );
     expect(ran).toEqual(["SEND_MESSAGE", "SEND_MESSAGE"]);
     // Failures are told to the user as replacing callbacks; validate() answering false is not a failure.
     expect(told).toEqual([

@@ -64,12 +64,7 @@ describe("ReplyTextExtractor", () => {
   };
 
   test("emits only the content of <text>, as it arrives", () => {
-    expect(feedAll(["<response><thought>hm</thought><te", "xt>Hel", "lo wor", "ld</text><params/></response>"])).toEqual([
-      "",
-      "Hel",
-      "lo wor",
-      "ld",
-    ]);
+    expect(feedAll(["<response><thought>hm</thought><te", "xt>Hel", "lo wor", "ld</text><params/></response>"])).toEqual(["", "Hel", "lo wor", "ld"]);
   });
 
   test("holds back what may be the closing tag or an entity", () => {

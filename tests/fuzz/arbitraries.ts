@@ -15,7 +15,10 @@ export const RPC_METHODS: string[] = [...new Set(DIALECTS.flatMap((d) => Object.
 const text = fc.string({ maxLength: 12 });
 /** "t-recent" is replaced at run time by a task the run created (see withRecentTask). */
 export const RECENT_TASK = "t-recent";
-const taskId = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(RECENT_TASK, "t-known", "t-2") }, { weight: 1, arbitrary: fc.oneof(fc.constant(""), fc.uuid(), text) });
+const taskId = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(RECENT_TASK, "t-known", "t-2") },
+  { weight: 1, arbitrary: fc.oneof(fc.constant(""), fc.uuid(), text) },
+);
 
 const v01Message = text.map((t) => ({ role: "user", parts: [{ type: "text", text: t }] }));
 const v03Message = fc.tuple(text, fc.uuid()).map(([t, id]) => ({ kind: "message", messageId: id, role: "user", parts: [{ kind: "text", text: t }] }));
@@ -28,18 +31,58 @@ function template(method: string): fc.Arbitrary<unknown> {
   const isV10 = /^[A-Z]/.test(method);
   const isV03 = method.startsWith("message/") || method.startsWith("tasks/pushNotificationConfig/") || method.startsWith("agent/");
   if (/send|stream|Send/i.test(method) && !/Subscribe$|resubscribe/.test(method)) {
-    if (isV10) return fc.record({ message: v10Message, metadata: agentMeta, configuration: fc.option(fc.record({ blocking: fc.boolean(), historyLength: fc.integer({ min: -1, max: 5 }) }), { nil: undefined }) }, { requiredKeys: ["message"] });
+    if (isV10)
+      return fc.record(
+        {
+          message: v10Message,
+          metadata: agentMeta,
+          configuration: fc.option(fc.record({ blocking: fc.boolean(), historyLength: fc.integer({ min: -1, max: 5 }) }), { nil: undefined }),
+        },
+        { requiredKeys: ["message"] },
+      );
     if (isV03) return fc.record({ message: v03Message, metadata: agentMeta });
-    return fc.record({ id: taskId, sessionId: fc.option(text, { nil: undefined }), message: v01Message, metadata: agentMeta, pushNotification: fc.option(fc.record({ url: hookUrl }), { nil: undefined }) }, { requiredKeys: ["id", "message"] });
+    return fc.record(
+      {
+        id: taskId,
+        sessionId: fc.option(text, { nil: undefined }),
+        message: v01Message,
+        metadata: agentMeta,
+        pushNotification: fc.option(fc.record({ url: hookUrl }), { nil: undefined }),
+      },
+      { requiredKeys: ["id", "message"] },
+    );
   }
   if (/push/i.test(method)) {
     const key = isV10 || isV03 ? "taskId" : "id";
-    return fc.record({ [key]: taskId, name: taskId.map((t) => `tasks/${t}/pushNotificationConfigs/default`), pushNotificationConfigId: fc.constantFrom("default", "x"), pushNotificationConfig: fc.record({ url: hookUrl, token: text }), config: fc.record({ url: hookUrl }) }, { requiredKeys: [key] });
+    return fc.record(
+      {
+        [key]: taskId,
+        name: taskId.map((t) => `tasks/${t}/pushNotificationConfigs/default`),
+        pushNotificationConfigId: fc.constantFrom("default", "x"),
+        pushNotificationConfig: fc.record({ url: hookUrl, token: text }),
+        config: fc.record({ url: hookUrl }),
+      },
+      { requiredKeys: [key] },
+    );
   }
   if (method === "ListTasks") {
-    return fc.record({ contextId: text, pageSize: fc.integer({ min: -5, max: 200 }), pageToken: text, status: fc.constantFrom("TASK_STATE_COMPLETED", "bogus"), statusTimestampAfter: fc.constantFrom("2020-01-01T00:00:00Z", "yesterday"), historyLength: fc.integer({ min: -1, max: 3 }), includeArtifacts: fc.boolean() }, { requiredKeys: [] });
+    return fc.record(
+      {
+        contextId: text,
+        pageSize: fc.integer({ min: -5, max: 200 }),
+        pageToken: text,
+        status: fc.constantFrom("TASK_STATE_COMPLETED", "bogus"),
+        statusTimestampAfter: fc.constantFrom("2020-01-01T00:00:00Z", "yesterday"),
+        historyLength: fc.integer({ min: -1, max: 3 }),
+        includeArtifacts: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
   }
-  return fc.record({ id: taskId, name: taskId.map((t) => `tasks/${t}`), historyLength: fc.integer({ min: -2, max: 10 }), metadata: fc.object({ maxDepth: 1 }) }, { requiredKeys: ["id"] });
+  return fc.record(
+    { id: taskId, name: taskId.map((t) => `tasks/${t}`), historyLength: fc.integer({ min: -2, max: 10 }), metadata: fc.object({ maxDepth: 1 }) },
+    { requiredKeys: ["id"] },
+  );
 }
 
 /** A JSON value of bounded size, for replacement subtrees. */
@@ -81,7 +124,9 @@ function params(method: string): fc.Arbitrary<unknown> {
     { weight: 3, arbitrary: template(method) },
     {
       weight: 6,
-      arbitrary: fc.tuple(template(method), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([t, ms]) => ms.reduce((v, [pick, kind, r]) => mutate(v, pick, kind, r), t)),
+      arbitrary: fc
+        .tuple(template(method), fc.array(mutation, { minLength: 1, maxLength: 3 }))
+        .map(([t, ms]) => ms.reduce((v, [pick, kind, r]) => mutate(v, pick, kind, r), t)),
     },
     { weight: 1, arbitrary: anyJson },
   );
@@ -116,26 +161,72 @@ export const rpcBody: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 36, arbitrary: rpcRequest },
   { weight: 2, arbitrary: fc.array(rpcRequest, { minLength: 0, maxLength: 4 }) },
   { weight: 1, arbitrary: anyJson },
-  { weight: 1, arbitrary: fc.constantFrom({ __proto__: { method: "tasks/get" } }, JSON.parse('{"__proto__":{"polluted":1},"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}'), { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x", constructor: { prototype: { x: 1 } } } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      { __proto__: { method: "tasks/get" } },
+      JSON.parse('{"__proto__":{"polluted":1},"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}'),
+      { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x", constructor: { prototype: { x: 1 } } } },
+    ),
+  },
 );
 
 /** Headers a transport passes in: A2A-Version and Last-Event-ID, sometimes odd. */
 export const callHeaders = fc.record(
   {
-    a2aVersion: fc.oneof({ weight: 8, arbitrary: fc.constantFrom("1.0", "0.3", "1.0", "") }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom("1", "2.0", "1.0.0", "0.1"), fc.string({ maxLength: 5 })) }),
-    lastEventId: fc.oneof({ weight: 4, arbitrary: fc.constantFrom("0", "1", "2", "99") }, { weight: 1, arbitrary: fc.oneof(fc.constantFrom("-1", "1e3", "abc", ""), fc.string({ maxLength: 5 })) }),
+    a2aVersion: fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom("1.0", "0.3", "1.0", "") },
+      { weight: 1, arbitrary: fc.oneof(fc.constantFrom("1", "2.0", "1.0.0", "0.1"), fc.string({ maxLength: 5 })) },
+    ),
+    lastEventId: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom("0", "1", "2", "99") },
+      { weight: 1, arbitrary: fc.oneof(fc.constantFrom("-1", "1e3", "abc", ""), fc.string({ maxLength: 5 })) },
+    ),
     pathAgentId: fc.constantFrom("echo", "nope", "ECHO"),
   },
   { requiredKeys: [] },
 );
 
 const HUB_METHODS = ["agent.register", "heartbeat", "task.status", "task.artifact", "task.complete", "task.execute", "task.cancel", "connection.established"];
-const wirePart = fc.oneof(text.map((t) => ({ type: "text", text: t })), fc.constant({ type: "data", data: { a: 1 } }), fc.constant({ kind: "file", file: { uri: "x" } }));
+const wirePart = fc.oneof(
+  text.map((t) => ({ type: "text", text: t })),
+  fc.constant({ type: "data", data: { a: 1 } }),
+  fc.constant({ kind: "file", file: { uri: "x" } }),
+);
 const hubParams: Record<string, fc.Arbitrary<unknown>> = {
-  "agent.register": fc.record({ agent_name: fc.oneof(fc.constantFrom("fuzz-agent", "echo", ""), text), auth_token: fc.option(text, { nil: undefined }), skills: fc.option(fc.array(fc.record({ name: text })), { nil: undefined }), streaming: fc.boolean() }, { requiredKeys: ["agent_name"] }),
-  "task.status": fc.record({ task_id: taskId, status: fc.record({ state: fc.constantFrom("working", "completed", "bogus"), message: fc.record({ role: fc.constant("agent"), parts: fc.array(wirePart, { maxLength: 2 }) }) }), final: fc.boolean() }),
-  "task.artifact": fc.record({ task_id: taskId, artifact: fc.record({ name: text, parts: fc.array(wirePart, { maxLength: 2 }), index: fc.integer({ min: -1, max: 3 }), append: fc.boolean(), lastChunk: fc.boolean() }) }),
-  "task.complete": fc.record({ task_id: taskId, status: fc.record({ state: fc.constantFrom("completed", "failed", "canceled", "input-required", "working") }), final: fc.constant(true), metadata: fc.option(fc.record({ cost: fc.object({ maxDepth: 1 }) }), { nil: undefined }) }),
+  "agent.register": fc.record(
+    {
+      agent_name: fc.oneof(fc.constantFrom("fuzz-agent", "echo", ""), text),
+      auth_token: fc.option(text, { nil: undefined }),
+      skills: fc.option(fc.array(fc.record({ name: text })), { nil: undefined }),
+      streaming: fc.boolean(),
+    },
+    { requiredKeys: ["agent_name"] },
+  ),
+  "task.status": fc.record({
+    task_id: taskId,
+    status: fc.record({
+      state: fc.constantFrom("working", "completed", "bogus"),
+      message: fc.record({ role: fc.constant("agent"), parts: fc.array(wirePart, { maxLength: 2 }) }),
+    }),
+    final: fc.boolean(),
+  }),
+  "task.artifact": fc.record({
+    task_id: taskId,
+    artifact: fc.record({
+      name: text,
+      parts: fc.array(wirePart, { maxLength: 2 }),
+      index: fc.integer({ min: -1, max: 3 }),
+      append: fc.boolean(),
+      lastChunk: fc.boolean(),
+    }),
+  }),
+  "task.complete": fc.record({
+    task_id: taskId,
+    status: fc.record({ state: fc.constantFrom("completed", "failed", "canceled", "input-required", "working") }),
+    final: fc.constant(true),
+    metadata: fc.option(fc.record({ cost: fc.object({ maxDepth: 1 }) }), { nil: undefined }),
+  }),
 };
 
 const hubMethodAndParams = fc.oneof(...HUB_METHODS.map((m) => fc.tuple(fc.constant(m), hubParams[m] ?? fc.object({ maxDepth: 1 }))));

@@ -13,7 +13,7 @@ export function checkResponse(response: unknown, where: string): void {
   if (!response || typeof response !== "object" || Array.isArray(response)) throw new Error(`${where}: not a response object: ${text.slice(0, 300)}`);
   const r = response as { jsonrpc?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
   if (r.jsonrpc !== "2.0") throw new Error(`${where}: jsonrpc is not "2.0": ${text.slice(0, 300)}`);
-  if (("result" in r) === ("error" in r)) throw new Error(`${where}: needs exactly one of result/error: ${text.slice(0, 300)}`);
+  if ("result" in r === "error" in r) throw new Error(`${where}: needs exactly one of result/error: ${text.slice(0, 300)}`);
   if (r.error) {
     if (typeof r.error.code !== "number" || !KNOWN_CODES.has(r.error.code)) throw new Error(`${where}: unknown error code: ${text.slice(0, 300)}`);
     if (typeof r.error.message !== "string" || r.error.message === "") throw new Error(`${where}: error without a message: ${text.slice(0, 300)}`);

@@ -39,7 +39,12 @@ async function newTask(n: number): Promise<string> {
   const call = fetch(`${router.url}/rpc`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: n, method: "tasks/send", params: { id: `hub-fuzz-${n}`, message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "fuzz-agent" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: n,
+      method: "tasks/send",
+      params: { id: `hub-fuzz-${n}`, message: { role: "user", parts: [{ type: "text", text: "go" }] }, metadata: { agent: "fuzz-agent" } },
+    }),
   })
     .then((r) => r.json())
     .finally(() => (state.done = true));
@@ -78,7 +83,11 @@ test(`${HUB_RUNS} hub frames: answered well, no internals, the connection and th
 
 test("the hub still serves a task end to end afterwards", async () => {
   const id = await newTask(1_000_000);
-  agent.notify("task.complete", { task_id: id, status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: "done" }] } }, final: true });
+  agent.notify("task.complete", {
+    task_id: id,
+    status: { state: "completed", message: { role: "agent", parts: [{ type: "text", text: "done" }] } },
+    final: true,
+  });
   const answer = (await calls[calls.length - 1]) as any;
   expect(answer.result.status.state).toBe("completed");
   expect((await fetch(`${router.url}/healthz`)).status).toBe(200);

@@ -42,10 +42,21 @@ export const SPECIAL_VALUES: unknown[] = [null, 5, ["x", "completed", "y"], {}];
 
 export function rpcCases(t: Targets): RpcCase[] {
   const push01 = { url: t.hook, id: "p1", token: "tok", authentication: { schemes: ["Bearer"], credentials: "c" } };
-  const v01Send = { id: t.v01, sessionId: "s-fuzz", message: { role: "user", parts: [{ type: "text", text: "hi" }], metadata: {} }, metadata: { agent: "echo" }, historyLength: 1, pushNotification: push01 };
+  const v01Send = {
+    id: t.v01,
+    sessionId: "s-fuzz",
+    message: { role: "user", parts: [{ type: "text", text: "hi" }], metadata: {} },
+    metadata: { agent: "echo" },
+    historyLength: 1,
+    pushNotification: push01,
+  };
   const v03Message = { kind: "message", messageId: "m-fuzz", role: "user", parts: [{ kind: "text", text: "hi" }], contextId: "c-fuzz-03", metadata: {} };
   const v03Config = { url: t.hook, id: "p1", token: "tok", authentication: { schemes: ["Bearer"], credentials: "c" } };
-  const v03Send = { message: v03Message, configuration: { blocking: true, historyLength: 1, acceptedOutputModes: ["text/plain"], pushNotificationConfig: v03Config }, metadata: { agent: "echo" } };
+  const v03Send = {
+    message: v03Message,
+    configuration: { blocking: true, historyLength: 1, acceptedOutputModes: ["text/plain"], pushNotificationConfig: v03Config },
+    metadata: { agent: "echo" },
+  };
   const v10Config = { url: t.hook, id: "p1", token: "tok", authentication: { scheme: "Bearer", credentials: "c" } };
   const v10Send = {
     message: { messageId: "m-fuzz", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c-fuzz-10", metadata: {} },
@@ -76,7 +87,15 @@ export function rpcCases(t: Targets): RpcCase[] {
     v10("SendMessage", v10Send),
     v10("SendStreamingMessage", v10Send),
     v10("GetTask", { id: t.v10, historyLength: 1 }),
-    v10("ListTasks", { contextId: "c-fuzz-10", status: "TASK_STATE_COMPLETED", pageSize: 5, pageToken: "", historyLength: 1, statusTimestampAfter: "2020-01-01T00:00:00Z", includeArtifacts: true }),
+    v10("ListTasks", {
+      contextId: "c-fuzz-10",
+      status: "TASK_STATE_COMPLETED",
+      pageSize: 5,
+      pageToken: "",
+      historyLength: 1,
+      statusTimestampAfter: "2020-01-01T00:00:00Z",
+      includeArtifacts: true,
+    }),
     v10("CancelTask", { id: t.v10, metadata: {} }),
     v10("SubscribeToTask", { id: t.v10 }),
     v10("CreateTaskPushNotificationConfig", { taskId: t.v10, ...v10Config }),
@@ -89,17 +108,43 @@ export function rpcCases(t: Targets): RpcCase[] {
 
 export function restCases(t: Targets): RestCase[] {
   const send = rpcCases(t).find((c) => c.method === "SendMessage")!.params;
-  const task = (suffix = "") => (p: Record<string, string>) => `/tasks/${p.task}${suffix}`;
+  const task =
+    (suffix = "") =>
+    (p: Record<string, string>) =>
+      `/tasks/${p.task}${suffix}`;
   const config = (p: Record<string, string>) => `/tasks/${p.task}/pushNotificationConfigs/${p.config}`;
   const ids = { task: t.v10 };
   return [
     { kind: "rest", name: "message:send", method: "POST", path: {}, build: () => "/message:send", params: send },
     { kind: "rest", name: "message:stream", method: "POST", path: {}, build: () => "/message:stream", params: send },
-    { kind: "rest", name: "list tasks", method: "GET", path: {}, build: () => "/tasks", query: true, params: { contextId: "c-fuzz-10", status: "TASK_STATE_COMPLETED", pageSize: "5", pageToken: "", historyLength: "1", statusTimestampAfter: "2020-01-01T00:00:00Z", includeArtifacts: "true" } },
+    {
+      kind: "rest",
+      name: "list tasks",
+      method: "GET",
+      path: {},
+      build: () => "/tasks",
+      query: true,
+      params: {
+        contextId: "c-fuzz-10",
+        status: "TASK_STATE_COMPLETED",
+        pageSize: "5",
+        pageToken: "",
+        historyLength: "1",
+        statusTimestampAfter: "2020-01-01T00:00:00Z",
+        includeArtifacts: "true",
+      },
+    },
     { kind: "rest", name: "get task", method: "GET", path: ids, build: task(), query: true, params: { historyLength: "1" } },
     { kind: "rest", name: "cancel", method: "POST", path: ids, build: task(":cancel"), params: {} },
     { kind: "rest", name: "subscribe", method: "GET", path: ids, build: task(":subscribe"), params: {} },
-    { kind: "rest", name: "create push config", method: "POST", path: ids, build: task("/pushNotificationConfigs"), params: { id: "p1", url: t.hook, token: "tok", authentication: { scheme: "Bearer", credentials: "c" } } },
+    {
+      kind: "rest",
+      name: "create push config",
+      method: "POST",
+      path: ids,
+      build: task("/pushNotificationConfigs"),
+      params: { id: "p1", url: t.hook, token: "tok", authentication: { scheme: "Bearer", credentials: "c" } },
+    },
     { kind: "rest", name: "list push configs", method: "GET", path: ids, build: task("/pushNotificationConfigs"), params: {} },
     { kind: "rest", name: "get push config", method: "GET", path: { ...ids, config: "p1" }, build: config, params: {} },
     { kind: "rest", name: "delete push config", method: "DELETE", path: { ...ids, config: "p1" }, build: config, params: {} },

@@ -100,7 +100,11 @@ for (const kind of ["sqlite", "redis"] as const) {
 
     /** Every JSON-RPC response in an answer (one JSON body, or the SSE stream's data lines). */
     function responses(text: string): unknown[] {
-      if (!text.startsWith("{")) return text.split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
+      if (!text.startsWith("{"))
+        return text
+          .split("\n")
+          .filter((l) => l.startsWith("data:"))
+          .map((l) => JSON.parse(l.slice(5)));
       return [JSON.parse(text)];
     }
 
@@ -117,78 +121,106 @@ for (const kind of ["sqlite", "redis"] as const) {
       failIfLogged(where);
     }
 
-    test("the templates are accepted as they are", async () => {
-      for (const c of rpcCases(targets)) {
-        const [r] = responses(await post("/rpc", { jsonrpc: "2.0", id: 1, method: c.method, params: c.params }, c.a2aVersion)) as Array<{ error?: { code: number; message: string } }>;
-        // Past their validation: a task that already ended may refuse a cancel or a v1.0 subscription.
-        if (r?.error) expect([c.method, r.error.code]).toEqual([c.method, expect.not.arrayContaining([-32602, -32603])]);
-      }
-      failIfLogged("templates");
-    }, TIMEOUT_MS);
+    test(
+      "the templates are accepted as they are",
+      async () => {
+        for (const c of rpcCases(targets)) {
+          const [r] = responses(await post("/rpc", { jsonrpc: "2.0", id: 1, method: c.method, params: c.params }, c.a2aVersion)) as Array<{
+            error?: { code: number; message: string };
+          }>;
+          // Past their validation: a task that already ended may refuse a cancel or a v1.0 subscription.
+          if (r?.error) expect([c.method, r.error.code]).toEqual([c.method, expect.not.arrayContaining([-32602, -32603])]);
+        }
+        failIfLogged("templates");
+      },
+      TIMEOUT_MS,
+    );
 
-    test("JSON-RPC: every field of every method, any JSON value", async () => {
-      let n = 0;
-      for (const [i, c] of rpcCases(targets).entries()) {
-        const paths = [...fieldPaths(c.params), ...STRAY_MEMBERS.filter((m) => !(m in c.params)).map((m) => [m])];
-        for (const [j, path] of paths.entries()) {
-          const random = STREAMING_TWINS.has(c.method) ? [] : randomValues(FUZZ_SEED + i * 1000 + j);
-          for (const value of [...SPECIAL_VALUES, ...random]) {
-            const where = `${kind} ${c.method} ${path.join(".")} = ${JSON.stringify(value)?.slice(0, 60)}`;
-            await callRpc(c, withField(c.params, path, value), where);
-            n++;
+    test(
+      "JSON-RPC: every field of every method, any JSON value",
+      async () => {
+        let n = 0;
+        for (const [i, c] of rpcCases(targets).entries()) {
+          const paths = [...fieldPaths(c.params), ...STRAY_MEMBERS.filter((m) => !(m in c.params)).map((m) => [m])];
+          for (const [j, path] of paths.entries()) {
+            const random = STREAMING_TWINS.has(c.method) ? [] : randomValues(FUZZ_SEED + i * 1000 + j);
+            for (const value of [...SPECIAL_VALUES, ...random]) {
+              const where = `${kind} ${c.method} ${path.join(".")} = ${JSON.stringify(value)?.slice(0, 60)}`;
+              await callRpc(c, withField(c.params, path, value), where);
+              n++;
+            }
           }
         }
-      }
-      expect(n).toBeGreaterThan(1000);
-    }, TIMEOUT_MS);
+        expect(n).toBeGreaterThan(1000);
+      },
+      TIMEOUT_MS,
+    );
 
-    test("REST: every path segment, query parameter and body field, any JSON value", async () => {
-      const agent = `${router.url}/agents/echo/rest`;
-      const call = async (c: RestCase, path: Record<string, string>, params: Record<string, unknown>, where: string) => {
-        requests++;
-        let url = agent + c.build(path);
-        let body: string | undefined;
-        if (c.query) {
-          const q = new URLSearchParams();
-          for (const [k, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) q.append(k, typeof one === "string" ? one : JSON.stringify(one));
-          url += `?${q}`;
-        } else if (c.method === "POST") body = JSON.stringify(params);
-        const res = await fetch(url, { method: c.method, headers: { "content-type": "application/json", "a2a-version": "1.0" }, body, signal: AbortSignal.timeout(10_000) });
-        const text = await res.text();
-        if (res.status >= 500) throw new Error(`${where}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-        const leak = leakIn(text);
-        if (leak) throw new Error(`${where}: leaks ${leak}: ${text.slice(0, 300)}`);
-        if (res.status === 200 && text.startsWith("{")) checkIds({ result: JSON.parse(text) }, where);
-        failIfLogged(where);
-      };
-      const segment = (v: unknown) => encodeURIComponent(typeof v === "string" ? v : JSON.stringify(v));
-      for (const [i, c] of restCases(targets).entries()) {
-        for (const [j, name] of Object.keys(c.path).entries()) {
-          const raw = ["%E0%A4%A", "%", "..", "%2F", "x".repeat(300)];
-          for (const value of [...raw, ...SPECIAL_VALUES.map(segment), ...randomValues(FUZZ_SEED + i * 1000 + 900 + j).map(segment)]) {
-            await call(c, { ...c.path, [name]: value }, c.params, `${kind} REST ${c.name} {${name}} = ${value.slice(0, 60)}`);
+    test(
+      "REST: every path segment, query parameter and body field, any JSON value",
+      async () => {
+        const agent = `${router.url}/agents/echo/rest`;
+        const call = async (c: RestCase, path: Record<string, string>, params: Record<string, unknown>, where: string) => {
+          requests++;
+          let url = agent + c.build(path);
+          let body: string | undefined;
+          if (c.query) {
+            const q = new URLSearchParams();
+            for (const [k, v] of Object.entries(params))
+              for (const one of Array.isArray(v) ? v : [v]) q.append(k, typeof one === "string" ? one : JSON.stringify(one));
+            url += `?${q}`;
+          } else if (c.method === "POST") body = JSON.stringify(params);
+          const res = await fetch(url, {
+            method: c.method,
+            headers: { "content-type": "application/json", "a2a-version": "1.0" },
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          const text = await res.text();
+          if (res.status >= 500) throw new Error(`${where}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+          const leak = leakIn(text);
+          if (leak) throw new Error(`${where}: leaks ${leak}: ${text.slice(0, 300)}`);
+          if (res.status === 200 && text.startsWith("{")) checkIds({ result: JSON.parse(text) }, where);
+          failIfLogged(where);
+        };
+        const segment = (v: unknown) => encodeURIComponent(typeof v === "string" ? v : JSON.stringify(v));
+        for (const [i, c] of restCases(targets).entries()) {
+          for (const [j, name] of Object.keys(c.path).entries()) {
+            const raw = ["%E0%A4%A", "%", "..", "%2F", "x".repeat(300)];
+            for (const value of [...raw, ...SPECIAL_VALUES.map(segment), ...randomValues(FUZZ_SEED + i * 1000 + 900 + j).map(segment)]) {
+              await call(c, { ...c.path, [name]: value }, c.params, `${kind} REST ${c.name} {${name}} = ${value.slice(0, 60)}`);
+            }
+          }
+          const paths = [...fieldPaths(c.params), ...STRAY_MEMBERS.filter((m) => !(m in c.params)).map((m) => [m])];
+          for (const [j, path] of paths.entries()) {
+            for (const value of [...SPECIAL_VALUES, ...randomValues(FUZZ_SEED + i * 1000 + j)]) {
+              await call(c, c.path, withField(c.params, path, value), `${kind} REST ${c.name} ${path.join(".")} = ${JSON.stringify(value)?.slice(0, 60)}`);
+            }
           }
         }
-        const paths = [...fieldPaths(c.params), ...STRAY_MEMBERS.filter((m) => !(m in c.params)).map((m) => [m])];
-        for (const [j, path] of paths.entries()) {
-          for (const value of [...SPECIAL_VALUES, ...randomValues(FUZZ_SEED + i * 1000 + j)]) {
-            await call(c, c.path, withField(c.params, path, value), `${kind} REST ${c.name} ${path.join(".")} = ${JSON.stringify(value)?.slice(0, 60)}`);
-          }
-        }
-      }
-    }, TIMEOUT_MS);
+      },
+      TIMEOUT_MS,
+    );
 
-    test("what is stored stays readable: every task's push configs, in every dialect", async () => {
-      for (const c of rpcCases(targets).filter((x) => /pushNotification\/get|pushNotificationConfig\/list|ListTaskPushNotificationConfigs/.test(x.method))) {
-        await callRpc(c, c.params, `${kind} ${c.method} after the fuzz`);
-      }
-      const list = (await rpc("ListTasks", { pageSize: 100 }, "1.0")) as { result?: { tasks: Array<{ id: string }> } };
-      expect(list.result?.tasks.length).toBeGreaterThan(3);
-      for (const task of list.result!.tasks) {
-        await callRpc({ kind: "rpc", method: "ListTaskPushNotificationConfigs", a2aVersion: "1.0", params: {} }, { taskId: task.id }, `${kind} push configs of ${task.id}`);
-        await callRpc({ kind: "rpc", method: "GetTask", a2aVersion: "1.0", params: {} }, { id: task.id }, `${kind} task ${task.id}`);
-      }
-      expect(requests).toBeGreaterThan(1000);
-    }, TIMEOUT_MS);
+    test(
+      "what is stored stays readable: every task's push configs, in every dialect",
+      async () => {
+        for (const c of rpcCases(targets).filter((x) => /pushNotification\/get|pushNotificationConfig\/list|ListTaskPushNotificationConfigs/.test(x.method))) {
+          await callRpc(c, c.params, `${kind} ${c.method} after the fuzz`);
+        }
+        const list = (await rpc("ListTasks", { pageSize: 100 }, "1.0")) as { result?: { tasks: Array<{ id: string }> } };
+        expect(list.result?.tasks.length).toBeGreaterThan(3);
+        for (const task of list.result!.tasks) {
+          await callRpc(
+            { kind: "rpc", method: "ListTaskPushNotificationConfigs", a2aVersion: "1.0", params: {} },
+            { taskId: task.id },
+            `${kind} push configs of ${task.id}`,
+          );
+          await callRpc({ kind: "rpc", method: "GetTask", a2aVersion: "1.0", params: {} }, { id: task.id }, `${kind} task ${task.id}`);
+        }
+        expect(requests).toBeGreaterThan(1000);
+      },
+      TIMEOUT_MS,
+    );
   });
 }

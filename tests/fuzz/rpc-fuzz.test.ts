@@ -62,7 +62,10 @@ describe("dispatcher, in process", () => {
     const schemas = new SchemaRegistry();
     const handler = new A2ARequestHandler({ service, schemas, extendedCard: () => ({ name: "x" }) });
     dispatcher = new Dispatcher({ handler, schemas, onInternalError: (err) => internal.push(err) });
-    const first = await dispatcher.dispatch({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "t-known", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }, {});
+    const first = await dispatcher.dispatch(
+      { jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "t-known", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } },
+      {},
+    );
     expect(first.kind).toBe("json");
   });
 
@@ -82,42 +85,54 @@ describe("dispatcher, in process", () => {
     return text;
   }
 
-  test(`${IN_PROCESS_RUNS} bodies in every dialect: an answer or a JSON-RPC error, never internals`, async () => {
-    let streams = 0;
-    let answers = 0;
-    const known: string[] = ["t-known"];
-    await fc.assert(
-      fc.asyncProperty(rpcBody, callHeaders, fc.boolean(), fc.nat(), async (generated, headers, onPath, pick) => {
-        const body = withRecentTask(generated, known, pick);
-        const aborter = new AbortController();
-        const ctx = { a2aVersion: headers.a2aVersion, lastEventId: headers.lastEventId, pathAgentId: onPath ? headers.pathAgentId : undefined, signal: aborter.signal };
-        const result = await dispatcher.dispatch(body, ctx);
-        if (internal.length) throw new Error(`the router failed on its own: ${(internal.splice(0)[0] as Error)?.stack}`);
-        if (result.kind === "json") {
-          checkBody(result.body, "dispatch");
-          const ids = taskIdsIn(result.body);
-          if (ids.length) answers++;
-          known.push(...ids);
-          if (known.length > 64) known.splice(0, known.length - 64);
-          return;
-        }
-        streams++;
-        const timer = setTimeout(() => aborter.abort(), STREAM_LIMIT_MS);
-        try {
-          checkSseFrames(await drain(result.messages, aborter.signal), "dispatch");
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-      { seed: FUZZ_SEED, numRuns: IN_PROCESS_RUNS, endOnFailure: true },
-    );
-    // The generators reach the engine, not only the envelope checks.
-    expect(streams).toBeGreaterThan(IN_PROCESS_RUNS / 100);
-    expect(answers).toBeGreaterThan(IN_PROCESS_RUNS / 40);
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    `${IN_PROCESS_RUNS} bodies in every dialect: an answer or a JSON-RPC error, never internals`,
+    async () => {
+      let streams = 0;
+      let answers = 0;
+      const known: string[] = ["t-known"];
+      await fc.assert(
+        fc.asyncProperty(rpcBody, callHeaders, fc.boolean(), fc.nat(), async (generated, headers, onPath, pick) => {
+          const body = withRecentTask(generated, known, pick);
+          const aborter = new AbortController();
+          const ctx = {
+            a2aVersion: headers.a2aVersion,
+            lastEventId: headers.lastEventId,
+            pathAgentId: onPath ? headers.pathAgentId : undefined,
+            signal: aborter.signal,
+          };
+          const result = await dispatcher.dispatch(body, ctx);
+          if (internal.length) throw new Error(`the router failed on its own: ${(internal.splice(0)[0] as Error)?.stack}`);
+          if (result.kind === "json") {
+            checkBody(result.body, "dispatch");
+            const ids = taskIdsIn(result.body);
+            if (ids.length) answers++;
+            known.push(...ids);
+            if (known.length > 64) known.splice(0, known.length - 64);
+            return;
+          }
+          streams++;
+          const timer = setTimeout(() => aborter.abort(), STREAM_LIMIT_MS);
+          try {
+            checkSseFrames(await drain(result.messages, aborter.signal), "dispatch");
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+        { seed: FUZZ_SEED, numRuns: IN_PROCESS_RUNS, endOnFailure: true },
+      );
+      // The generators reach the engine, not only the envelope checks.
+      expect(streams).toBeGreaterThan(IN_PROCESS_RUNS / 100);
+      expect(answers).toBeGreaterThan(IN_PROCESS_RUNS / 40);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   test("a normal task still works afterwards, in every dialect", async () => {
-    const v01 = await dispatcher.dispatch({ jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "after-fuzz", message: { role: "user", parts: [{ type: "text", text: "still here" }] } } }, {});
+    const v01 = await dispatcher.dispatch(
+      { jsonrpc: "2.0", id: 1, method: "tasks/send", params: { id: "after-fuzz", message: { role: "user", parts: [{ type: "text", text: "still here" }] } } },
+      {},
+    );
     expect(v01.kind === "json" && (v01.body as any).result.status).toMatchObject({ state: "completed" });
     const v10 = await dispatcher.dispatch(
       { jsonrpc: "2.0", id: 2, method: "SendMessage", params: { message: { messageId: "m-after", role: "ROLE_USER", parts: [{ text: "v1" }] } } },
@@ -137,42 +152,57 @@ describe("over HTTP", () => {
   /** A body as bytes: JSON of a generated body, or the same JSON cut short / with junk, or raw noise. */
   const wireBody = fc.oneof(
     { weight: 8, arbitrary: rpcBody.map((b) => JSON.stringify(b) ?? "null") },
-    { weight: 1, arbitrary: fc.tuple(rpcBody, fc.nat()).map(([b, cut]) => { const s = JSON.stringify(b) ?? ""; return s.slice(0, cut % (s.length + 1)); }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(rpcBody, fc.nat()).map(([b, cut]) => {
+        const s = JSON.stringify(b) ?? "";
+        return s.slice(0, cut % (s.length + 1));
+      }),
+    },
     { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 40 }), fc.constant("x".repeat(70 * 1024))) },
   );
   const path = fc.constantFrom("/rpc", "/", "/agents/echo", "/agents/nope", "/agents/%2e%2e");
   const contentType = fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "");
 
-  test(`${HTTP_RUNS} requests: JSON or SSE answers, no 5xx but 503, no internals`, async () => {
-    await fc.assert(
-      fc.asyncProperty(wireBody, path, contentType, callHeaders, async (body, p, type, h) => {
-        const headers: Record<string, string> = {};
-        if (type) headers["content-type"] = type;
-        if (h.a2aVersion) headers["a2a-version"] = h.a2aVersion.replace(/[^\x20-\x7e]/g, "");
-        if (h.lastEventId) headers["last-event-id"] = h.lastEventId.replace(/[^\x20-\x7e]/g, "");
-        const res = await fetch(router.url + p, { method: "POST", headers, body, signal: AbortSignal.timeout(STREAM_LIMIT_MS) });
-        const text = await res.text();
-        const where = `HTTP ${res.status} ${p}`;
-        if (res.status >= 500 && res.status !== 503) throw new Error(`${where}: ${text.slice(0, 300)}`);
-        const leak = leakIn(text);
-        if (leak) throw new Error(`${where}: leaks ${leak}: ${text.slice(0, 300)}`);
-        const ct = res.headers.get("content-type") ?? "";
-        if (ct.startsWith("text/event-stream")) return void checkSseFrames(text, where);
-        if (res.status === 204) return;
-        if (!ct.startsWith("application/json")) throw new Error(`${where}: content-type ${ct}: ${text.slice(0, 200)}`);
-        const json = JSON.parse(text);
-        if (res.status === 200) checkBody(json, where);
-        else if (![404, 413, 415, 400, 503].includes(res.status)) throw new Error(`${where}: unexpected status: ${text.slice(0, 200)}`);
-      }),
-      { seed: FUZZ_SEED, numRuns: HTTP_RUNS, endOnFailure: true },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  test(
+    `${HTTP_RUNS} requests: JSON or SSE answers, no 5xx but 503, no internals`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(wireBody, path, contentType, callHeaders, async (body, p, type, h) => {
+          const headers: Record<string, string> = {};
+          if (type) headers["content-type"] = type;
+          if (h.a2aVersion) headers["a2a-version"] = h.a2aVersion.replace(/[^\x20-\x7e]/g, "");
+          if (h.lastEventId) headers["last-event-id"] = h.lastEventId.replace(/[^\x20-\x7e]/g, "");
+          const res = await fetch(router.url + p, { method: "POST", headers, body, signal: AbortSignal.timeout(STREAM_LIMIT_MS) });
+          const text = await res.text();
+          const where = `HTTP ${res.status} ${p}`;
+          if (res.status >= 500 && res.status !== 503) throw new Error(`${where}: ${text.slice(0, 300)}`);
+          const leak = leakIn(text);
+          if (leak) throw new Error(`${where}: leaks ${leak}: ${text.slice(0, 300)}`);
+          const ct = res.headers.get("content-type") ?? "";
+          if (ct.startsWith("text/event-stream")) return void checkSseFrames(text, where);
+          if (res.status === 204) return;
+          if (!ct.startsWith("application/json")) throw new Error(`${where}: content-type ${ct}: ${text.slice(0, 200)}`);
+          const json = JSON.parse(text);
+          if (res.status === 200) checkBody(json, where);
+          else if (![404, 413, 415, 400, 503].includes(res.status)) throw new Error(`${where}: unexpected status: ${text.slice(0, 200)}`);
+        }),
+        { seed: FUZZ_SEED, numRuns: HTTP_RUNS, endOnFailure: true },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   test("a normal task works over HTTP afterwards and /healthz answers", async () => {
     const res = await fetch(`${router.url}/rpc`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "ok" }] }, metadata: { agent: "echo" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "ok" }] }, metadata: { agent: "echo" } },
+      }),
     });
     const body = (await res.json()) as any;
     expect(body.result.status.state).toBe("completed");

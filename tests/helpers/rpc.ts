@@ -4,7 +4,12 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 
 export type Json = Record<string, any>;
 
-export async function rpc(url: string, method: string, params: unknown, opts: { path?: string; headers?: Record<string, string>; id?: string | number } = {}): Promise<Json> {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  opts: { path?: string; headers?: Record<string, string>; id?: string | number } = {},
+): Promise<Json> {
   const res = await fetch(url + (opts.path ?? "/rpc"), {
     method: "POST",
     headers: { "content-type": "application/json", ...opts.headers },
@@ -76,7 +81,12 @@ export class SseStream {
   }
 }
 
-export async function openStream(url: string, method: string, params: unknown, opts: { path?: string; headers?: Record<string, string>; id?: string } = {}): Promise<SseStream> {
+export async function openStream(
+  url: string,
+  method: string,
+  params: unknown,
+  opts: { path?: string; headers?: Record<string, string>; id?: string } = {},
+): Promise<SseStream> {
   const controller = new AbortController();
   const res = await fetch(url + (opts.path ?? "/rpc"), {
     method: "POST",

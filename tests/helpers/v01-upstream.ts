@@ -39,7 +39,16 @@ export class V01Upstream {
       this.gets.push(req.url ?? "");
       if (req.url === cardPath) {
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ name: "Upstream v0.1", description: "test agent", url: this.url, version: "1.0.0", capabilities: { streaming: this.opts.streaming }, skills: [{ id: "shout", name: "Shout", description: "upper-cases" }] }));
+        res.end(
+          JSON.stringify({
+            name: "Upstream v0.1",
+            description: "test agent",
+            url: this.url,
+            version: "1.0.0",
+            capabilities: { streaming: this.opts.streaming },
+            skills: [{ id: "shout", name: "Shout", description: "upper-cases" }],
+          }),
+        );
       } else {
         res.statusCode = 404;
         res.end();
@@ -71,7 +80,12 @@ export class V01Upstream {
       return void res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "model overloaded" } }));
     }
     if (method === "tasks/send") {
-      return reply({ id: params.id, sessionId: params.sessionId, status: { state: "completed", message: msg(text.toUpperCase()) }, artifacts: [{ name: "shout", parts: [{ type: "text", text: text.toUpperCase() }], index: 0 }] });
+      return reply({
+        id: params.id,
+        sessionId: params.sessionId,
+        status: { state: "completed", message: msg(text.toUpperCase()) },
+        artifacts: [{ name: "shout", parts: [{ type: "text", text: text.toUpperCase() }], index: 0 }],
+      });
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (result: Json, then?: () => void) => res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`, then);

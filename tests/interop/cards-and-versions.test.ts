@@ -107,7 +107,9 @@ describe("A2A-Version", () => {
     expect(v10.error).toEqual({
       code: -32009,
       message: "A2A version not supported: 0.5",
-      data: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "VERSION_NOT_SUPPORTED", domain: "a2a-protocol.org", metadata: { version: "0.5" } }],
+      data: [
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "VERSION_NOT_SUPPORTED", domain: "a2a-protocol.org", metadata: { version: "0.5" } },
+      ],
     });
     for (const method of ["message/send", "tasks/send"]) {
       const r = await rpc(router.url, method, {}, { path: "/agents/echo", headers: { "A2A-Version": "0.5" } });
@@ -118,21 +120,41 @@ describe("A2A-Version", () => {
   test("the version may come as the A2A-Version query parameter (v1.0 3.6)", async () => {
     const r = await rpc(router.url, "SendMessage", {}, { path: "/agents/echo?A2A-Version=0.5" });
     expect(r.error).toMatchObject({ code: -32009, data: [{ reason: "VERSION_NOT_SUPPORTED", metadata: { version: "0.5" } }] });
-    const ok = await rpc(router.url, "SendMessage", { message: { messageId: "q", role: "ROLE_USER", parts: [{ text: "q" }] } }, { path: "/agents/echo?A2A-Version=1.0" });
+    const ok = await rpc(
+      router.url,
+      "SendMessage",
+      { message: { messageId: "q", role: "ROLE_USER", parts: [{ text: "q" }] } },
+      { path: "/agents/echo?A2A-Version=1.0" },
+    );
     expect(ok.result.task.status.state).toBe("TASK_STATE_COMPLETED");
   });
 
   test("empty means 0.3; 1.0 and patch versions are accepted; the method names the dialect", async () => {
-    const v03 = await rpc(router.url, "message/send", { message: { kind: "message", messageId: "a", role: "user", parts: [{ kind: "text", text: "x" }] } }, { path: "/agents/echo" });
+    const v03 = await rpc(
+      router.url,
+      "message/send",
+      { message: { kind: "message", messageId: "a", role: "user", parts: [{ kind: "text", text: "x" }] } },
+      { path: "/agents/echo" },
+    );
     expect(v03.result.kind).toBe("task");
-    const v10 = await rpc(router.url, "SendMessage", { message: { messageId: "b", role: "ROLE_USER", parts: [{ text: "y" }] } }, { path: "/agents/echo", headers: { "A2A-Version": "1.0.1" } });
+    const v10 = await rpc(
+      router.url,
+      "SendMessage",
+      { message: { messageId: "b", role: "ROLE_USER", parts: [{ text: "y" }] } },
+      { path: "/agents/echo", headers: { "A2A-Version": "1.0.1" } },
+    );
     expect(v10.result.task.status.state).toBe("TASK_STATE_COMPLETED");
     const v01 = await rpc(router.url, "tasks/send", { id: "ver-1", message: userMessage("z") }, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
     expect(v01.result.status.state).toBe("completed");
   });
 
   test("a v1.0 stream on the raw wire: SSE ids, the Task first, no kind or final", async () => {
-    const s = await openStream(router.url, "SendStreamingMessage", { message: { messageId: "c", role: "ROLE_USER", parts: [{ text: "wire" }] } }, { path: "/agents/echo", headers: { "A2A-Version": "1.0" } });
+    const s = await openStream(
+      router.url,
+      "SendStreamingMessage",
+      { message: { messageId: "c", role: "ROLE_USER", parts: [{ text: "wire" }] } },
+      { path: "/agents/echo", headers: { "A2A-Version": "1.0" } },
+    );
     const events = await s.all();
     expect(events.map((e) => e.id)).toEqual([undefined, "1", "2"]);
     expect(Object.keys(events[0]!.data.result)).toEqual(["task"]);

@@ -20,7 +20,11 @@ export interface DialectClient {
   stateOf(result: Json): string | undefined;
 }
 
-const V10_STATE = (s: string | undefined) => s?.replace(/^TASK_STATE_/, "").toLowerCase().replace("_", "-");
+const V10_STATE = (s: string | undefined) =>
+  s
+    ?.replace(/^TASK_STATE_/, "")
+    .toLowerCase()
+    .replace("_", "-");
 
 export const CLIENTS: Record<ClientDialect, DialectClient> = {
   "v0.1": {

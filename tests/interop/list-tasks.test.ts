@@ -153,8 +153,7 @@ describe.each(stores)("ListTasks over the wire (%s store)", (_name, openStore) =
   test("statusTimestampAfter keeps the tasks whose status changed at or after it; a bad time is -32602", async () => {
     const contextId = `ctx-${randomUUID()}`;
     await sendBatch(2, contextId);
-    const statusTimes = async (): Promise<number[]> =>
-      ((await listTasks({ contextId })).result.tasks as Json[]).map((t) => Date.parse(t.status.timestamp));
+    const statusTimes = async (): Promise<number[]> => ((await listTasks({ contextId })).result.tasks as Json[]).map((t) => Date.parse(t.status.timestamp));
     const firstDone = Math.max(...(await statusTimes()));
     // The clock must move on so the next batch's status times are later than the first's.
     await until(() => Date.now() > firstDone, "the clock to pass the first batch");

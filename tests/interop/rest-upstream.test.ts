@@ -48,8 +48,15 @@ function statusText(result: Json): string {
 
 /** The text of every artifact a result or event carries, in order. */
 function artifactText(result: Json): string {
-  const artifacts: Json[] = result.artifactUpdate ? [result.artifactUpdate.artifact] : result.artifact ? [result.artifact] : (result.task ?? result).artifacts ?? [];
-  return artifacts.flatMap((a) => a.parts ?? []).map((p: Json) => p.text ?? "").join("");
+  const artifacts: Json[] = result.artifactUpdate
+    ? [result.artifactUpdate.artifact]
+    : result.artifact
+      ? [result.artifact]
+      : ((result.task ?? result).artifacts ?? []);
+  return artifacts
+    .flatMap((a) => a.parts ?? [])
+    .map((p: Json) => p.text ?? "")
+    .join("");
 }
 
 /** Reads events until the agent's `working` status arrives: by then the router knows the agent's task id. */

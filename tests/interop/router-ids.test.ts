@@ -40,11 +40,12 @@ afterAll(async () => {
   await Promise.all([v1.stop(), v1Plain.stop(), v03.stop()]);
 });
 
-const upstreams = () => [
-  ["v1.0", v1, "own-v10"],
-  ["v1.0 without streaming", v1Plain, "own-v10-plain"],
-  ["v0.3", v03, "own-v03"],
-] as const;
+const upstreams = () =>
+  [
+    ["v1.0", v1, "own-v10"],
+    ["v1.0 without streaming", v1Plain, "own-v10-plain"],
+    ["v0.3", v03, "own-v03"],
+  ] as const;
 
 describe.each(["v1.0", "v1.0 without streaming", "v0.3"] as const)("an SDK agent spoken to in %s, with its own task and context ids", (spoken) => {
   const pick = () => upstreams().find(([d]) => d === spoken)!;

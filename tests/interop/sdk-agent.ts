@@ -2,14 +2,7 @@ import express from "express";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TaskState, type AgentCard, type Message, type Task } from "@a2a-js/sdk";
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from "@a2a-js/sdk/server";
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { randomUUID } from "node:crypto";
 import { sdkText, textPart } from "./helpers.js";
@@ -92,7 +85,18 @@ export class SdkAgent {
       securityRequirements: [],
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain"],
-      skills: [{ id: "shout", name: "Shout", description: "Upper-cases", tags: ["test"], examples: ["hello"], inputModes: [], outputModes: [], securityRequirements: [] }],
+      skills: [
+        {
+          id: "shout",
+          name: "Shout",
+          description: "Upper-cases",
+          tags: ["test"],
+          examples: ["hello"],
+          inputModes: [],
+          outputModes: [],
+          securityRequirements: [],
+        },
+      ],
       signatures: [],
     };
   }

@@ -5,7 +5,7 @@ import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } 
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
-import { cases, collect, Gate, gatedHubAgent, sdkMessage, sdkText } from "./helpers.js";
+import { cases, collect, type Gate, gatedHubAgent, sdkMessage, sdkText } from "./helpers.js";
 
 /**
  * @a2a-js/sdk's own clients (v1.0 JSON-RPC via ClientFactory, and its v0.3 legacy transport) against the
@@ -131,7 +131,9 @@ describe("@a2a-js/sdk v1.0 client (ClientFactory, JSON-RPC)", () => {
 
   test("a hub agent: cancelTask cancels the running task", async () => {
     const client = await v1Client("gated");
-    const it = client.sendMessageStream({ tenant: "", message: sdkMessage("v1-cancel"), configuration: undefined, metadata: undefined })[Symbol.asyncIterator]();
+    const it = client
+      .sendMessageStream({ tenant: "", message: sdkMessage("v1-cancel"), configuration: undefined, metadata: undefined })
+      [Symbol.asyncIterator]();
     const taskId = (((await it.next()).value as StreamResponse).payload!.value as Task).id;
     await it.next(); // step 1: the agent is working
     const canceled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
@@ -174,7 +176,9 @@ describe("@a2a-js/sdk v0.3 legacy transport (message/send & co., A2A-Version 0.3
 
   test("a hub agent: resubscribeTask and cancelTask", async () => {
     const client = await v03Client("gated");
-    const it = client.sendMessageStream({ tenant: "", message: sdkMessage("v03-resub"), configuration: undefined, metadata: undefined })[Symbol.asyncIterator]();
+    const it = client
+      .sendMessageStream({ tenant: "", message: sdkMessage("v03-resub"), configuration: undefined, metadata: undefined })
+      [Symbol.asyncIterator]();
     const step1 = (await it.next()).value as StreamResponse;
     const taskId = (step1.payload!.value as { taskId: string }).taskId;
     await it.return?.(undefined);
@@ -195,7 +199,16 @@ describe("@a2a-js/sdk v0.3 legacy transport (message/send & co., A2A-Version 0.3
   test("listTasks has no v0.3 JSON-RPC binding: the SDK refuses it itself", async () => {
     const client = await v03Client("echo");
     await expect(
-      client.listTasks({ tenant: "", contextId: "", status: 0, pageSize: undefined, pageToken: "", historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined }),
+      client.listTasks({
+        tenant: "",
+        contextId: "",
+        status: 0,
+        pageSize: undefined,
+        pageToken: "",
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts: undefined,
+      }),
     ).rejects.toThrow(/tasks\/list/);
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { Client, ClientFactory, ClientFactoryOptions, RestTransportFactory } from "@a2a-js/sdk/client";
+import { type Client, ClientFactory, ClientFactoryOptions, RestTransportFactory } from "@a2a-js/sdk/client";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
 import { SseStream } from "../helpers/rpc.js";
-import { cases, collect, Gate, gatedHubAgent, sdkMessage, sdkText, until } from "./helpers.js";
+import { cases, collect, type Gate, gatedHubAgent, sdkMessage, sdkText, until } from "./helpers.js";
 
 /**
  * @a2a-js/sdk's own REST transport (A2A v1.0 HTTP+JSON) against `/agents/{id}/rest` (CONTRACT 13): the SDK
@@ -42,7 +42,10 @@ describe("A2A HTTP+JSON binding with @a2a-js/sdk's RestTransport", () => {
   test("the card advertises HTTP+JSON at /agents/{id}/rest and the SDK picks it", async () => {
     const client = await restClient("echo");
     const card = await client.getAgentCard();
-    expect(card.supportedInterfaces.find((i) => i.protocolBinding === "HTTP+JSON")).toMatchObject({ url: `${router.url}/agents/echo/rest`, protocolVersion: "1.0" });
+    expect(card.supportedInterfaces.find((i) => i.protocolBinding === "HTTP+JSON")).toMatchObject({
+      url: `${router.url}/agents/echo/rest`,
+      protocolVersion: "1.0",
+    });
   });
 
   test("send waits for the turn and answers the Task; get finds it; an unknown id is TaskNotFoundError", async () => {
@@ -104,7 +107,9 @@ describe("A2A HTTP+JSON binding with @a2a-js/sdk's RestTransport", () => {
   test("errors are google.rpc.Status bodies with the A2A reason; unknown paths are JSON 404s", async () => {
     const bad = await fetch(`${router.url}/agents/echo/rest/message:send`, { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(bad.status).toBe(400);
-    const body = (await bad.json()) as { error: { code: number; status: string; message: string; details: Array<{ reason: string; metadata?: Record<string, string> }> } };
+    const body = (await bad.json()) as {
+      error: { code: number; status: string; message: string; details: Array<{ reason: string; metadata?: Record<string, string> }> };
+    };
     expect(body.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
     expect(body.error.details[0]).toMatchObject({ reason: "INVALID_PARAMS", metadata: { field: "body" } });
     const missing = await fetch(`${router.url}/agents/echo/rest/nothing-here`);

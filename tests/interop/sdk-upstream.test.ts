@@ -52,7 +52,12 @@ describe("the router reads the SDK agent's card", () => {
 
 describe("a v0.1 client (tasks/sendSubscribe) reaching a v1.0 SDK agent", () => {
   test("the upstream stream is translated event by event, ending final", async () => {
-    const s = await openStream(router.url, "tasks/sendSubscribe", { id: "v01-1", sessionId: "sess-1", message: userMessage("hello"), metadata: { agent: "sdk" } });
+    const s = await openStream(router.url, "tasks/sendSubscribe", {
+      id: "v01-1",
+      sessionId: "sess-1",
+      message: userMessage("hello"),
+      metadata: { agent: "sdk" },
+    });
     const events = await s.all();
     // The SDK's opening submitted Task is not an update; then working, two chunks, completed.
     expect(events.map((e) => e.id)).toEqual(["1", "2", "3", "4"]);

@@ -189,7 +189,10 @@ describe("configs", () => {
 
   test("a webhook URL must be http(s); the error names the field", async () => {
     const task = await newTask("t9", "v0.1");
-    await expect(notifier.set(task.id, { url: "ftp://example.com/x" })).rejects.toMatchObject({ reason: "invalid-params", data: { field: "pushNotificationConfig.url" } });
+    await expect(notifier.set(task.id, { url: "ftp://example.com/x" })).rejects.toMatchObject({
+      reason: "invalid-params",
+      data: { field: "pushNotificationConfig.url" },
+    });
     await expect(notifier.set(task.id, { url: "not a url" })).rejects.toMatchObject({ data: { field: "pushNotificationConfig.url" } });
   });
 

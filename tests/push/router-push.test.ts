@@ -4,7 +4,7 @@ import { ClientFactory } from "@a2a-js/sdk/client";
 import type { RunningRouter } from "../../router/index.js";
 import { getJson, openStream, rpc, userMessage } from "../helpers/rpc.js";
 import { testRouter } from "../helpers/router.js";
-import { Gate, gatedHubAgent, sdkMessage } from "../interop/helpers.js";
+import { type Gate, gatedHubAgent, sdkMessage } from "../interop/helpers.js";
 import { WebhookReceiver } from "./webhook.js";
 
 /** Push notifications end to end: each dialect's methods on the router, a webhook receiver on loopback. */
@@ -150,7 +150,14 @@ describe("v1.0", () => {
     const it = client.sendMessageStream({ tenant: "", message: sdkMessage("p10-sdk"), configuration: undefined, metadata: undefined })[Symbol.asyncIterator]();
     const taskId = (((await it.next()).value as StreamResponse).payload!.value as { id: string }).id;
     await it.next(); // step 1
-    const created = await client.createTaskPushNotificationConfig({ tenant: "", id: "sdk-hook", taskId, url: `${hooks.url}/sdk`, token: "s", authentication: undefined });
+    const created = await client.createTaskPushNotificationConfig({
+      tenant: "",
+      id: "sdk-hook",
+      taskId,
+      url: `${hooks.url}/sdk`,
+      token: "s",
+      authentication: undefined,
+    });
     expect(created).toMatchObject({ id: "sdk-hook", taskId, url: `${hooks.url}/sdk` });
     gates.get("p10-sdk")!.open();
     for (let r = await it.next(); !r.done; r = await it.next());

@@ -88,7 +88,11 @@ test("the upstream HTTP example streams through the router, and answers tasks/se
 
 test("the upstream HTTP example answers its own errors in JSON-RPC", async () => {
   const res = await fetch(httpAgent.url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "nope" } }) });
-  expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, error: { code: RPC_ERROR_CODES.TASK_NOT_FOUND, message: "Task not found: nope", data: { taskId: "nope" } } });
+  expect(await res.json()).toEqual({
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: RPC_ERROR_CODES.TASK_NOT_FOUND, message: "Task not found: nope", data: { taskId: "nope" } },
+  });
   const bad = await fetch(httpAgent.url, { method: "POST", body: "{" });
   expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(RPC_ERROR_CODES.PARSE_ERROR);
 });

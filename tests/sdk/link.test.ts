@@ -85,20 +85,28 @@ describe("the link", () => {
   test("frames that could not be sent while disconnected are kept and sent once, in order, after re-registering", async () => {
     const gate = deferred();
     const handlerDone = deferred();
-    const agent = track(
-      connectAgent({ url: hub.url, name: "keeper", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
-    ).skill({ name: "s", description: "" }, async function* () {
-      try {
-        yield "a";
-        await gate.promise;
-        yield "b";
-      } finally {
-        handlerDone.resolve();
-      }
-    });
+    const agent = track(connectAgent({ url: hub.url, name: "keeper", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() })).skill(
+      { name: "s", description: "" },
+      async function* () {
+        try {
+          yield "a";
+          await gate.promise;
+          yield "b";
+        } finally {
+          handlerDone.resolve();
+        }
+      },
+    );
     await agent.ready;
     const first = hub.connections[0]!;
-    first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t1", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    first.ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "x1",
+        method: "task.execute",
+        params: { id: "t1", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } },
+      }),
+    );
     await hub.until(() => taskFrames(first.frames).length === 1);
     // Acked: durable at the hub, so not sent again.
     await FakeHub.ack(first.ws, taskFrames(first.frames)[0]!);
@@ -128,16 +136,24 @@ describe("the link", () => {
 
   test("an update the hub had not acked when the link dropped is sent again, with the same seq", async () => {
     const gate = deferred();
-    const agent = track(
-      connectAgent({ url: hub.url, name: "resender", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() }),
-    ).skill({ name: "s", description: "" }, async function* () {
-      yield "a";
-      await gate.promise;
-      yield "b";
-    });
+    const agent = track(connectAgent({ url: hub.url, name: "resender", reconnect: { initialDelayMs: 1, maxDelayMs: 5 }, logger: memoryLogger() })).skill(
+      { name: "s", description: "" },
+      async function* () {
+        yield "a";
+        await gate.promise;
+        yield "b";
+      },
+    );
     await agent.ready;
     const first = hub.connections[0]!;
-    first.ws.send(JSON.stringify({ jsonrpc: "2.0", id: "x1", method: "task.execute", params: { id: "t2", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+    first.ws.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "x1",
+        method: "task.execute",
+        params: { id: "t2", sessionId: "s1", message: { role: "user", parts: [{ type: "text", text: "hi" }] } },
+      }),
+    );
     await hub.until(() => taskFrames(first.frames).length === 1);
     // Not acked: the hub may not have stored it.
     const again = new Promise((resolve) => agent.on("registered", resolve));
@@ -167,11 +183,16 @@ describe("the link", () => {
     await agent.ready;
     const conn = hub.connections[0]!;
     const execute = (id: string) =>
-      conn.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "task.execute", params: { id: "t3", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }));
+      conn.ws.send(
+        JSON.stringify({ jsonrpc: "2.0", id, method: "task.execute", params: { id: "t3", message: { role: "user", parts: [{ type: "text", text: "hi" }] } } }),
+      );
     execute("e1");
     execute("e2");
     await hub.until(() => conn.frames.filter((f) => f.id === "e1" || f.id === "e2").length === 2);
-    expect(conn.frames.filter((f) => f.id === "e1" || f.id === "e2").map((f) => (f as { result?: unknown }).result)).toEqual([{ accepted: true }, { accepted: true }]);
+    expect(conn.frames.filter((f) => f.id === "e1" || f.id === "e2").map((f) => (f as { result?: unknown }).result)).toEqual([
+      { accepted: true },
+      { accepted: true },
+    ]);
     gate.resolve();
     await hub.until(() => taskFrames(conn.frames).length === 1);
     expect(runs).toBe(1);

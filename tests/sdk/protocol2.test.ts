@@ -53,7 +53,12 @@ describe("an SDK agent on protocol 2", () => {
     const card = await getJson(`${router.url}/agents/strict/.well-known/agent-card.json`);
     expect(card.capabilities.extensions).toEqual([{ uri: EXTENSION, required: true }]);
     const send = (extensions?: string[]) =>
-      rpc(router.url, "SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...(extensions && { extensions }) } }, { path: "/agents/strict", headers: V10 });
+      rpc(
+        router.url,
+        "SendMessage",
+        { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...(extensions && { extensions }) } },
+        { path: "/agents/strict", headers: V10 },
+      );
     // A turn that ends rejected before anything else is the request's rejection: the send's error.
     const refused = await send();
     expect(refused.error).toMatchObject({ code: -32602, message: `Invalid params: agent strict rejected the request: requires ${EXTENSION}` });

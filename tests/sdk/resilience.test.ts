@@ -225,6 +225,8 @@ describe("registration deadline, agent side", () => {
   });
 
   test("registerTimeoutMs must be a positive number", () => {
-    expect(() => connectAgent({ url: "ws://127.0.0.1:1/hub", name: "x", registerTimeoutMs: 0 })).toThrow(/options\.registerTimeoutMs must be a positive number/);
+    expect(() => connectAgent({ url: "ws://127.0.0.1:1/hub", name: "x", registerTimeoutMs: 0 })).toThrow(
+      /options\.registerTimeoutMs must be a positive number/,
+    );
   });
 });

@@ -77,10 +77,12 @@ describe("skills", () => {
   });
 
   test("the card lists the skills and says whether the agent streams", async () => {
-    const a = agent("carded", { card: { description: "a described agent", version: "1.2.3" } })
-      .skill({ name: "gen", description: "a generator", tags: ["t"], examples: ["e"] }, async function* () {
+    const a = agent("carded", { card: { description: "a described agent", version: "1.2.3" } }).skill(
+      { name: "gen", description: "a generator", tags: ["t"], examples: ["e"] },
+      async function* () {
         yield "x";
-      });
+      },
+    );
     await a.ready;
     const res = await fetch(`${router.url}/agents`);
     const listing = ((await res.json()) as { agents: Array<{ id: string; online: boolean; transport: string; card: any }> }).agents.find(

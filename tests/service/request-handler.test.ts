@@ -42,7 +42,6 @@ async function reason(p: Promise<unknown>): Promise<TaskErrorReason> {
   return (err as TaskError).reason;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the tests read into each answer's shape
 function valueIn(result: HandlerResult): any {
   if (result.kind !== "value") throw new Error("expected a value");
   return result.value;
@@ -135,7 +134,9 @@ describe("the handler", () => {
   });
 
   test("a method two dialects name answers in the dialect the task was created in", async () => {
-    const sent = valueIn(await handler().handle(v03, "SendMessage", { message: { kind: "message", messageId: "m-shared", role: "user", parts: [{ kind: "text", text: "hi" }] } }));
+    const sent = valueIn(
+      await handler().handle(v03, "SendMessage", { message: { kind: "message", messageId: "m-shared", role: "user", parts: [{ kind: "text", text: "hi" }] } }),
+    );
     const got = valueIn(await handler().handle([v01, v03], "GetTask", { id: sent.id }));
     expect(got).toMatchObject({ id: sent.id, kind: "task" });
   });

@@ -22,12 +22,9 @@ describe("parseStoreSpec", () => {
     expect(parseStoreSpec("rediss://u:p@cache:6380")).toEqual({ kind: "redis", url: "rediss://u:p@cache:6380" });
   });
 
-  test.each(["Memory", "sqlite:", "sqlite", "redis://", "mysql://h/db", "./router.db", "memory "])(
-    "rejects %j with one line naming it",
-    (bad) => {
-      expect(() => parseStoreSpec(bad)).toThrow(`--store must be memory, sqlite:PATH or redis://...: got ${bad}`);
-    },
-  );
+  test.each(["Memory", "sqlite:", "sqlite", "redis://", "mysql://h/db", "./router.db", "memory "])("rejects %j with one line naming it", (bad) => {
+    expect(() => parseStoreSpec(bad)).toThrow(`--store must be memory, sqlite:PATH or redis://...: got ${bad}`);
+  });
 
   test.each(["redis://127.0.0.1:6379/abc", "redis://127.0.0.1:6379/7x", "redis://127.0.0.1:6379/1.5"])(
     "rejects a redis database that is not a number: %j",
@@ -61,9 +58,7 @@ describe("openStore", () => {
   });
 
   test("rejects a bad spec and an unreachable Redis with clear messages", async () => {
-    await expect(openStore("postgres://x")).rejects.toThrow(
-      "--store must be memory, sqlite:PATH or redis://...: got postgres://x",
-    );
+    await expect(openStore("postgres://x")).rejects.toThrow("--store must be memory, sqlite:PATH or redis://...: got postgres://x");
     const unreachable = /^cannot connect to Redis at redis:\/\/127\.0\.0\.1:1/;
     await expect(openStore("redis://127.0.0.1:1")).rejects.toThrow(unreachable);
   });

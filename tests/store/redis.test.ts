@@ -125,9 +125,7 @@ describe("RedisStore", () => {
     await redis.zadd(`${prefix}tasks`, 1, "broken");
     await redis.set(`${prefix}task:broken`, "{not json");
     const store = new RedisStore(URL, { prefix });
-    await expect(store.connect()).rejects.toThrow(
-      `cannot index the task owners of Redis at ${redactUrl(URL)}: task:broken does not hold a task's JSON`,
-    );
+    await expect(store.connect()).rejects.toThrow(`cannot index the task owners of Redis at ${redactUrl(URL)}: task:broken does not hold a task's JSON`);
     expect(await redis.exists(`${prefix}tasks:owner-indexed`, `${prefix}owner`)).toBe(0);
   });
 
@@ -136,7 +134,11 @@ describe("RedisStore", () => {
       const prefix = `${RUN}fence:`;
       const store = new RedisStore(URL, { prefix, exclusive: false });
       const keys = store.clusterKeys;
-      const tokens = new Map<string, string>([["mine", "inst-a|1"], ["stolen", "inst-a|2"], ["dead", "inst-b|3"]]);
+      const tokens = new Map<string, string>([
+        ["mine", "inst-a|1"],
+        ["stolen", "inst-a|2"],
+        ["dead", "inst-b|3"],
+      ]);
       store.setFence({ token: (id) => tokens.get(id) });
       try {
         await store.connect();

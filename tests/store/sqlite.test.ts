@@ -55,7 +55,9 @@ runStoreContract("sqlite file", fileStore, undefined, {
   reopen: async (closed) => SqliteStore.open((closed as SqliteStore).path),
 });
 // Small commits run on the router's thread while the writer is idle: the contract again with every commit on the writer's.
-runStoreContract("sqlite file, every commit on the writer thread", async () => SqliteStore.open(join(dir, `writer-only-${++n}`, "router.db"), { inlineMaxBytes: 0 }));
+runStoreContract("sqlite file, every commit on the writer thread", async () =>
+  SqliteStore.open(join(dir, `writer-only-${++n}`, "router.db"), { inlineMaxBytes: 0 }),
+);
 runStoreContract("sqlite :memory:", async () => SqliteStore.open(":memory:"));
 
 describe("SqliteStore", () => {
@@ -136,9 +138,7 @@ describe("SqliteStore", () => {
     const blocker = join(dir, "afile");
     const store = await SqliteStore.open(blocker); // a file where a directory is needed next
     await store.close();
-    await expect(SqliteStore.open(join(blocker, "sub", "router.db"))).rejects.toThrow(
-      `cannot open SQLite store at ${join(blocker, "sub", "router.db")}`,
-    );
+    await expect(SqliteStore.open(join(blocker, "sub", "router.db"))).rejects.toThrow(`cannot open SQLite store at ${join(blocker, "sub", "router.db")}`);
   });
 
   test("commits are checkpointed into the database file while the store is open, beside the writer", async () => {

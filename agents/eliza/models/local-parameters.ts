@@ -135,7 +135,10 @@ export function findAnswer(wanted: readonly ActionParameter[], text: string, now
   const found = findParameters(wanted, text, undefined, now);
   const only = wanted.length === 1 ? wanted[0]! : undefined;
   if (only && found[only.name] === undefined && only.schema.type === "string" && !isDateParameter(only)) {
-    const answer = text.trim().replace(/[.!?]+$/, "").trim();
+    const answer = text
+      .trim()
+      .replace(/[.!?]+$/, "")
+      .trim();
     if (answer !== "") found[only.name] = answer;
   }
   return found;

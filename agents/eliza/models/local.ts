@@ -135,9 +135,7 @@ export class LocalModel implements TextModel {
   readonly provider = "local" as const;
 
   async generate(type: ModelTypeName, params: GenerateTextParams): Promise<string> {
-    const chunks = params.context
-      ? localResponseChunks(params.context)
-      : [type === ModelType.TEXT_SMALL ? "OK" : elizaReply(params.prompt)];
+    const chunks = params.context ? localResponseChunks(params.context) : [type === ModelType.TEXT_SMALL ? "OK" : elizaReply(params.prompt)];
     let out = "";
     for (const chunk of chunks) {
       if (params.signal?.aborted) throw params.signal.reason;

@@ -32,10 +32,7 @@ export class OpenAiModel implements TextModel {
 
   async generate(type: ModelTypeName, params: GenerateTextParams): Promise<string> {
     const model = type === ModelType.TEXT_SMALL ? this.#options.smallModel : this.#options.largeModel;
-    const messages = [
-      ...(params.system ? [{ role: "system", content: params.system }] : []),
-      { role: "user", content: params.prompt },
-    ];
+    const messages = [...(params.system ? [{ role: "system", content: params.system }] : []), { role: "user", content: params.prompt }];
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
     let response: Response;

@@ -38,7 +38,6 @@ const INTERRUPTED: ReadonlySet<string> = new Set(["submitted", "input-required",
 export function openingSnapshot(updates: AgentUpdate[], at: StreamPosition | undefined): AgentUpdate[] {
   // A follow-up's opening Task repeats what earlier turns already delivered, artifacts included.
   if (at?.index === 0 && at.followUp) return [];
-  const stale = (state: string) =>
-    at === undefined ? INTERRUPTED.has(state) : at.index === 0 && state === "submitted";
+  const stale = (state: string) => (at === undefined ? INTERRUPTED.has(state) : at.index === 0 && state === "submitted");
   return updates.filter((u) => !(u.kind === "status" && stale(u.status.state)));
 }

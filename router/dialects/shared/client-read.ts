@@ -59,23 +59,24 @@ export function answeredTask(updates: AgentUpdate[], taskId: unknown): ClientTas
 /** Internal updates as stream events: a status ends the turn when it says so or its state does. */
 export function clientEvents(updates: AgentUpdate[], taskId: unknown): ClientEvent[] {
   const id = typeof taskId === "string" && taskId !== "" ? { taskId } : {};
-  return updates.map((u): ClientEvent =>
-    u.kind === "status"
-      ? {
-          kind: "status",
-          ...id,
-          status: u.status,
-          final: u.final === true || TURN_END_STATES.has(u.status.state),
-          ...(u.metadata && { metadata: u.metadata }),
-        }
-      : {
-          kind: "artifact",
-          ...id,
-          artifact: u.artifact,
-          append: u.append === true,
-          lastChunk: u.lastChunk !== false,
-          ...(u.metadata && { metadata: u.metadata }),
-        },
+  return updates.map(
+    (u): ClientEvent =>
+      u.kind === "status"
+        ? {
+            kind: "status",
+            ...id,
+            status: u.status,
+            final: u.final === true || TURN_END_STATES.has(u.status.state),
+            ...(u.metadata && { metadata: u.metadata }),
+          }
+        : {
+            kind: "artifact",
+            ...id,
+            artifact: u.artifact,
+            append: u.append === true,
+            lastChunk: u.lastChunk !== false,
+            ...(u.metadata && { metadata: u.metadata }),
+          },
   );
 }
 

@@ -83,13 +83,7 @@ export interface Dialect {
   /** Whether a stream in this dialect opens with the Task object (v1.0) before the events. */
   readonly streamStartsWithTask: boolean;
   renderPushConfig(taskId: string, config: PushNotificationConfig): unknown;
-  renderList?(
-    tasks: Task[],
-    nextPageToken: string,
-    pageSize: number,
-    historyLength?: number,
-    options?: ListRenderOptions,
-  ): unknown;
+  renderList?(tasks: Task[], nextPageToken: string, pageSize: number, historyLength?: number, options?: ListRenderOptions): unknown;
 
   // Optional members added for v0.3 / v1.0 (absent = the v0.1 behaviour noted on each).
 

@@ -2,7 +2,6 @@ import type { ClientCall } from "../../client/call.js";
 import type { ExecuteContext } from "../../core/agent.js";
 import type { AgentUpdate, DialectName, TextKind } from "../../core/model.js";
 
-
 /** Where a result sits in an upstream stream (see UpstreamProtocol.fromStreamResult). */
 export interface StreamPosition {
   /** 0 for the stream's first result. */

@@ -1,12 +1,4 @@
-import {
-  TEXT_KIND_KEY,
-  TURN_END_STATES,
-  type AgentUpdate,
-  type Message,
-  type Metadata,
-  type Part,
-  type TextKind,
-} from "../../core/model.js";
+import { TEXT_KIND_KEY, TURN_END_STATES, type AgentUpdate, type Message, type Metadata, type Part, type TextKind } from "../../core/model.js";
 import type { UpstreamIds } from "./upstream-protocol.js";
 
 /**

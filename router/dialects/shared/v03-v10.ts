@@ -30,10 +30,7 @@ export interface MessageScope {
 }
 
 /** A message's messageId (its own or a stable one) and its taskId/contextId, the scope's where it has none. */
-export function scopeMessage(
-  m: Message,
-  scope: MessageScope = {},
-): { messageId: string; contextId?: string; taskId?: string } {
+export function scopeMessage(m: Message, scope: MessageScope = {}): { messageId: string; contextId?: string; taskId?: string } {
   const taskId = m.taskId ?? scope.taskId;
   const contextId = m.contextId ?? scope.contextId;
   return {
@@ -63,11 +60,7 @@ export function mapArtifactParts<P, Q>(a: ArtifactShape<P>, part: (p: P) => Q): 
 }
 
 /** A status in another spelling: `state` already translated, its message by `message`, timestamp kept. */
-export function mapStatus<S, M, N>(
-  s: { message?: M; timestamp?: string },
-  state: S,
-  message: (m: M) => N,
-): { state: S; message?: N; timestamp?: string } {
+export function mapStatus<S, M, N>(s: { message?: M; timestamp?: string }, state: S, message: (m: M) => N): { state: S; message?: N; timestamp?: string } {
   return {
     state,
     ...(s.message ? { message: message(s.message) } : undefined),
@@ -83,10 +76,7 @@ export function statusUpdate(status: TaskStatus, metadata?: Metadata, final?: bo
 }
 
 /** An artifact update from an agent: append, lastChunk and metadata carried when present. */
-export function artifactUpdate(
-  artifact: Artifact,
-  e: { append?: boolean; lastChunk?: boolean; metadata?: Metadata },
-): AgentUpdate {
+export function artifactUpdate(artifact: Artifact, e: { append?: boolean; lastChunk?: boolean; metadata?: Metadata }): AgentUpdate {
   return {
     kind: "artifact",
     artifact,

@@ -97,4 +97,3 @@ export const v03: Dialect = {
   renderPushConfigList: (taskId, configs) => configs.map((c) => pushConfigToV03(taskId, c)),
   renderPushDeleted: () => null,
 };
-

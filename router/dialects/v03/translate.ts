@@ -1,24 +1,7 @@
-import type {
-  AgentUpdate,
-  Artifact,
-  Message,
-  Part,
-  PushNotificationConfig,
-  Task,
-  TaskStatus,
-} from "../../core/model.js";
+import type { AgentUpdate, Artifact, Message, Part, PushNotificationConfig, Task, TaskStatus } from "../../core/model.js";
 import type { OutboundEvent } from "../shared/dialect.js";
 import { historyWindow, invalidAgentResult, isRecord, nonEmpty, referencesOf, someMetadata } from "../shared/translate-helpers.js";
-import {
-  answerUpdates,
-  artifactUpdate,
-  mapArtifactParts,
-  mapStatus,
-  type MessageScope,
-  scopeMessage,
-  statusUpdate,
-  taskUpdates,
-} from "../shared/v03-v10.js";
+import { answerUpdates, artifactUpdate, mapArtifactParts, mapStatus, type MessageScope, scopeMessage, statusUpdate, taskUpdates } from "../shared/v03-v10.js";
 import type {
   V03Artifact,
   V03ArtifactUpdateEvent,
@@ -203,4 +186,3 @@ export function pushConfigToV03(taskId: string, c: PushNotificationConfig): V03T
     },
   };
 }
-

@@ -106,9 +106,7 @@ export const v10: Dialect = {
 
   /** A listing leaves history out unless asked (historyLength unset = 0 here) and artifacts unless included. */
   renderList: (tasks, nextPageToken, pageSize, historyLength, options) => ({
-    tasks: tasks.map((t) =>
-      taskToV10(t, { historyLength: historyLength ?? 0, includeArtifacts: options?.includeArtifacts === true }),
-    ),
+    tasks: tasks.map((t) => taskToV10(t, { historyLength: historyLength ?? 0, includeArtifacts: options?.includeArtifacts === true })),
     nextPageToken,
     pageSize,
     totalSize: options?.totalSize ?? tasks.length,
@@ -121,4 +119,3 @@ export const v10: Dialect = {
   }),
   renderPushDeleted: () => ({}),
 };
-

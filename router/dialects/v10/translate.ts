@@ -1,35 +1,8 @@
-import type {
-  AgentUpdate,
-  Artifact,
-  Message,
-  Part,
-  PushNotificationConfig,
-  Task,
-  TaskState,
-  TaskStatus,
-} from "../../core/model.js";
+import type { AgentUpdate, Artifact, Message, Part, PushNotificationConfig, Task, TaskState, TaskStatus } from "../../core/model.js";
 import { TaskError } from "../../core/errors.js";
 import type { OutboundEvent } from "../shared/dialect.js";
-import {
-  dataPartOf,
-  dataValueOf,
-  historyWindow,
-  invalidAgentResult,
-  isRecord,
-  nonEmpty,
-  referencesOf,
-  someMetadata,
-} from "../shared/translate-helpers.js";
-import {
-  answerUpdates,
-  artifactUpdate,
-  mapArtifactParts,
-  mapStatus,
-  type MessageScope,
-  scopeMessage,
-  statusUpdate,
-  taskUpdates,
-} from "../shared/v03-v10.js";
+import { dataPartOf, dataValueOf, historyWindow, invalidAgentResult, isRecord, nonEmpty, referencesOf, someMetadata } from "../shared/translate-helpers.js";
+import { answerUpdates, artifactUpdate, mapArtifactParts, mapStatus, type MessageScope, scopeMessage, statusUpdate, taskUpdates } from "../shared/v03-v10.js";
 import type {
   V10Artifact,
   V10ArtifactUpdate,
@@ -62,10 +35,7 @@ const STATE_TO_V10: Record<TaskState, V10TaskState> = {
   "auth-required": "TASK_STATE_AUTH_REQUIRED",
   unknown: "TASK_STATE_UNSPECIFIED",
 };
-const STATE_FROM_V10 = Object.fromEntries(Object.entries(STATE_TO_V10).map(([k, v]) => [v, k])) as Record<
-  V10TaskState,
-  TaskState
->;
+const STATE_FROM_V10 = Object.fromEntries(Object.entries(STATE_TO_V10).map(([k, v]) => [v, k])) as Record<V10TaskState, TaskState>;
 
 export function stateToV10(state: TaskState): V10TaskState {
   return STATE_TO_V10[state];
@@ -272,4 +242,3 @@ export function pushConfigToV10(taskId: string, c: PushNotificationConfig): V10T
     }),
   };
 }
-

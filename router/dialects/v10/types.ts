@@ -84,11 +84,7 @@ export interface V10ArtifactUpdate {
 }
 
 /** StreamResponse (and, with task|message only, SendMessageResponse): exactly one member is set. */
-export type V10StreamResponse =
-  | { task: V10Task }
-  | { message: V10Message }
-  | { statusUpdate: V10StatusUpdate }
-  | { artifactUpdate: V10ArtifactUpdate };
+export type V10StreamResponse = { task: V10Task } | { message: V10Message } | { statusUpdate: V10StatusUpdate } | { artifactUpdate: V10ArtifactUpdate };
 
 export interface V10AuthenticationInfo {
   scheme: string;

@@ -10,7 +10,8 @@ export type FileRead = { ok: true; part: FilePart } | { ok: false; message: stri
 export function readFilePart(p: Record<string, unknown>, field: string): FileRead {
   if (typeof p.mediaType !== "string" || p.mediaType === "") return { ok: false, message: "a file part needs its mediaType", field: `${field}.mediaType` };
   if (typeof p.url !== "string" || p.url === "") return { ok: false, message: "a file part needs its url (a data: or http(s) URL)", field: `${field}.url` };
-  if (p.filename !== undefined && typeof p.filename !== "string") return { ok: false, message: "a file part's filename must be a string", field: `${field}.filename` };
+  if (p.filename !== undefined && typeof p.filename !== "string")
+    return { ok: false, message: "a file part's filename must be a string", field: `${field}.filename` };
   const name = typeof p.filename === "string" && p.filename !== "" ? { name: p.filename } : {};
   const file = { ...name, mimeType: p.mediaType };
   if (/^https?:\/\//i.test(p.url)) return { ok: true, part: { kind: "file", file: { ...file, uri: p.url } } };

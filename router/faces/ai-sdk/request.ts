@@ -39,7 +39,8 @@ export function parseUiChatRequest(body: unknown, req: Request): Parsed<UiChatRe
       files.push({ part: read.part, field });
     }
   }
-  if (b.agent !== undefined && b.agent !== null && typeof b.agent !== "string") return { ok: false, message: "agent must be a string (an agent id or name)", field: "agent" };
+  if (b.agent !== undefined && b.agent !== null && typeof b.agent !== "string")
+    return { ok: false, message: "agent must be a string (an agent id or name)", field: "agent" };
   const header = req.get("x-agent");
   const agent = typeof b.agent === "string" && b.agent !== "" ? b.agent : header !== undefined && header !== "" ? header : undefined;
   return { ok: true, value: { chatId: b.id, text, files, ...(agent !== undefined && { agent }) } };

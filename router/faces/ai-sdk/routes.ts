@@ -81,7 +81,12 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
 }
 
 /** The first file the agent's own card says it does not take (`defaultInputModes`), as a refusal. */
-function refusedFile(service: TaskService, agent: string | undefined, files: UiChatRequest["files"], scope: Scope): { message: string; field: string } | undefined {
+function refusedFile(
+  service: TaskService,
+  agent: string | undefined,
+  files: UiChatRequest["files"],
+  scope: Scope,
+): { message: string; field: string } | undefined {
   if (files.length === 0) return undefined;
   const id = agent ?? service.defaultAgentId(scope.caller);
   const found = id === undefined ? undefined : service.findAgent(id, scope.caller);

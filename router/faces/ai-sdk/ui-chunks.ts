@@ -108,7 +108,11 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
     /** The parts that open the message: `start` (metadata: the task) and the task's status part. */
     start(): UiChunk[] {
       return [
-        { type: "start", messageId: `${turn.taskId}:${turn.fromSeq}`, messageMetadata: { taskId: turn.taskId, contextId: turn.contextId, agent: turn.agentId } },
+        {
+          type: "start",
+          messageId: `${turn.taskId}:${turn.fromSeq}`,
+          messageMetadata: { taskId: turn.taskId, contextId: turn.contextId, agent: turn.agentId },
+        },
         statusChunk(),
       ];
     },

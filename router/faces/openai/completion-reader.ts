@@ -9,7 +9,6 @@
  */
 import { createReplyReader, type ReplyChange, type ReplyEvent, type ReplyPart } from "../../core/reply.js";
 
-
 /** One `choices[0].delta`. */
 export interface CompletionDelta {
   content?: string;

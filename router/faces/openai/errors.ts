@@ -82,7 +82,10 @@ export function openAiErrorBodies(_req: unknown, res: Response, next: () => void
   res.json = (body: unknown) => {
     if (res.statusCode >= 400 && !isOpenAiError(body)) {
       const message = messageOf(body) ?? "request refused";
-      const err = MIDDLEWARE_ERRORS[res.statusCode] ?? { ...(res.statusCode >= 500 ? REASON_ERRORS.internal : REQUEST_ERRORS.badRequest), status: res.statusCode };
+      const err = MIDDLEWARE_ERRORS[res.statusCode] ?? {
+        ...(res.statusCode >= 500 ? REASON_ERRORS.internal : REQUEST_ERRORS.badRequest),
+        status: res.statusCode,
+      };
       return json(errorBody(err, message));
     }
     return json(body);

@@ -20,11 +20,13 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; p
 export function parseCompletionRequest(body: unknown, req: Request): Parsed<CompletionRequest> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, message: "the body must be a JSON object", param: "body" };
   const b = body as Record<string, unknown>;
-  if (b.model !== undefined && b.model !== null && typeof b.model !== "string") return { ok: false, message: "model must be a string (an agent id; see GET /v1/models)", param: "model" };
+  if (b.model !== undefined && b.model !== null && typeof b.model !== "string")
+    return { ok: false, message: "model must be a string (an agent id; see GET /v1/models)", param: "model" };
   if (typeof b.model !== "string" || b.model === "") return { ok: false, message: "model is required (an agent id; see GET /v1/models)", param: "model" };
   // Fields that change what happens: another type is a mistake, not "the default" (OpenAI refuses them too).
   if (b.stream !== undefined && b.stream !== null && typeof b.stream !== "boolean") return { ok: false, message: "stream must be a boolean", param: "stream" };
-  if (b.user !== undefined && b.user !== null && typeof b.user !== "string") return { ok: false, message: "user must be a string (the session id)", param: "user" };
+  if (b.user !== undefined && b.user !== null && typeof b.user !== "string")
+    return { ok: false, message: "user must be a string (the session id)", param: "user" };
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, message: "messages must be a non-empty array", param: "messages" };
   const index = b.messages.findLastIndex((m) => (m as { role?: unknown } | null)?.role === "user");
   if (index < 0) return { ok: false, message: "messages must contain a user message", param: "messages" };

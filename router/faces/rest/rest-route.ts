@@ -33,7 +33,12 @@ const ROUTES: Route[] = [
   ["POST", /^\/message:send$/, "SendMessage", ({ body }) => body],
   ["POST", /^\/message:stream$/, "SendStreamingMessage", ({ body }) => body],
   ["GET", /^\/tasks$/, "ListTasks", ({ req }) => listParams(readProtoNames(req.query) as Record<string, unknown>)],
-  ["GET", /^\/tasks\/([^/:]+)$/, "GetTask", ({ req, args }) => withInt({ id: args[0] }, (readProtoNames(req.query) as Record<string, unknown>).historyLength, "historyLength")],
+  [
+    "GET",
+    /^\/tasks\/([^/:]+)$/,
+    "GetTask",
+    ({ req, args }) => withInt({ id: args[0] }, (readProtoNames(req.query) as Record<string, unknown>).historyLength, "historyLength"),
+  ],
   ["POST", /^\/tasks\/([^/:]+):cancel$/, "CancelTask", ({ args }) => ({ id: args[0] })],
   ["POST", /^\/tasks\/([^/:]+):subscribe$/, "SubscribeToTask", ({ args }) => ({ id: args[0] })],
   ["GET", /^\/tasks\/([^/:]+):subscribe$/, "SubscribeToTask", ({ args }) => ({ id: args[0] })],

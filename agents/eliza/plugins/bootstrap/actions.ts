@@ -7,7 +7,8 @@ const always = async () => true;
 export const replyAction: Action = {
   name: "REPLY",
   similes: ["GREET", "RESPOND", "RESPONSE", "ANSWER"],
-  description: "Replies to the current conversation with the text from the generated message. Default if the agent is responding with a message and no other action.",
+  description:
+    "Replies to the current conversation with the text from the generated message. Default if the agent is responding with a message and no other action.",
   validate: always,
   handler: async (_runtime, message, _state, _options, callback, responses) => {
     const reply = responses?.find((r) => typeof r.content.text === "string" && r.content.text !== "")?.content;

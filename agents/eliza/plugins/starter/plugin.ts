@@ -67,13 +67,7 @@ const helloWorldAction: Action = {
 
   validate: async (_runtime: IAgentRuntime, _message: Memory, _state: State | undefined): Promise<boolean> => true,
 
-  handler: async (
-    runtime: IAgentRuntime,
-    message: Memory,
-    _state: State | undefined,
-    _options: unknown,
-    callback?: HandlerCallback,
-  ): Promise<ActionResult> => {
+  handler: async (runtime: IAgentRuntime, message: Memory, _state: State | undefined, _options: unknown, callback?: HandlerCallback): Promise<ActionResult> => {
     const greeting = String(runtime.getSetting("STARTER_GREETING") ?? DEFAULT_GREETING);
     const service = starterService(runtime);
     if (service) service.stats.greetings++;
