@@ -163,7 +163,7 @@ export class AgentHub {
       {
         frame: (c, data, isBinary) => this.#onFrame(c, data, isBinary),
         dropped: (c, why, agentLeft) => this.#drop(c, why, agentLeft),
-        rested: (c, limit) => this.#opts.onRest?.(limit),
+        rested: (_c, limit) => this.#opts.onRest?.(limit),
       },
       logger,
       address,

@@ -135,7 +135,7 @@ async function follow(
     note(io, `stopped following task ${taskId}; it goes on. Resume with: ${resume()}`);
     return EXIT.INTERRUPTED;
   }
-  if (!final || final.kind !== "status") {
+  if (final?.kind !== "status") {
     note(io, `the stream ended before task ${taskId} finished; resume with: ${resume()}`);
     return EXIT.FAILED;
   }

@@ -23,7 +23,7 @@ const CLIENT_FAULTS: Record<string, { refusal: Refusal; status?: number; message
 function undecodable(err: unknown, req: Request): (typeof CLIENT_FAULTS)[string] | undefined {
   const e = err as { expose?: unknown; status?: unknown } | null;
   const encoding = req.get("content-encoding");
-  if (!e || e.expose !== true || e.status !== 400 || !encoding || /^identity$/i.test(encoding)) return undefined;
+  if (e?.expose !== true || e.status !== 400 || !encoding || /^identity$/i.test(encoding)) return undefined;
   return { refusal: "bad-request", message: () => `request body could not be decoded as Content-Encoding ${encoding.trim().slice(0, 40)}` };
 }
 

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import Database from "better-sqlite3";
-import type { TaskStore } from "../../router/core/store.js";
 import { SqliteStore } from "../../router/store/index.js";
 import { restartFlag } from "../../router/store/sqlite-protocol.js";
 import { SqliteTables } from "../../router/store/sqlite-tables.js";
