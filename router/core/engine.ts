@@ -5,7 +5,7 @@ import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, EngineOptions, LiveTask, StartOptions, TurnStart } from "./engine-types.js";
 import { EventStream, type EventStreamHost } from "./event-stream.js";
-import { agentText, isTerminal, TURN_END_STATES, type DialectName, type LoggedEvent, type SendRequest, type Task, type TaskStatus } from "./model.js";
+import { isTerminal, TURN_END_STATES, type DialectName, type LoggedEvent, type SendRequest, type Task } from "./model.js";
 import type { ListTasksFilter, ListTasksQuery } from "./store.js";
 import { SharedLog } from "./shared-log.js";
 import { StoreFailures } from "./store-failures.js";
@@ -13,7 +13,8 @@ import { TurnLeases } from "./turn-leases.js";
 import { LocalPlacement, type PlacementHost, type TurnPlacement } from "./placement.js";
 import { copyOfNew, newTask, nextTurn } from "./task-state.js";
 import { TurnRunner } from "./turn-runner.js";
-import { isTurnEnd, settledOrAfter } from "./turn-rules.js";
+import { failRestarted, lastTurnStart } from "./restart-recovery.js";
+import { settledOrAfter } from "./turn-rules.js";
 import { TurnWaiters } from "./turn-waiters.js";
 
 export type { EngineObserver, EngineOptions };
@@ -65,7 +66,7 @@ export class TaskEngine {
     isLive: (taskId) => this.#live.has(taskId),
     failLostTurn: (taskId, lostOwner) => this.#leases.failLostTurn(taskId, lostOwner),
     adoptOrphan: (taskId) => this.adoptOrphan(taskId),
-    failRestarted: (tasks) => this.#failRestarted(tasks),
+    failRestarted: (tasks) => failRestarted(tasks, this.#commits, this.#log),
     followTurn: async (taskId, afterSeq) => {
       for await (const _ of this.events(taskId, afterSeq));
     },
@@ -142,25 +143,6 @@ export class TaskEngine {
     const unfinished = await this.#opts.store.listUnfinishedTasks();
     const stuck = unfinished.filter((t) => !TURN_END_STATES.has(t.status.state));
     return this.#placement.recover(stuck, this.#host);
-  }
-
-  /** Fails the tasks a previous run of this router alone left in flight. */
-  async #failRestarted(stuck: Task[]): Promise<number> {
-    for (const task of stuck) {
-      const now = isoNow();
-      const status: TaskStatus = {
-        state: "failed",
-        message: agentText("The router restarted while this task was in flight; the task was failed."),
-        timestamp: now,
-      };
-      task.lastSeq += 1;
-      task.status = status;
-      task.updatedAt = now;
-      this.#commits.add(task, { kind: "status", status, final: true, taskId: task.id, contextId: task.contextId, seq: task.lastSeq });
-    }
-    await this.#commits.flushed();
-    if (stuck.length) this.#log.warn({ tasks: stuck.length }, "failed tasks left in flight by the previous run");
-    return stuck.length;
   }
 
   /**
@@ -314,14 +296,7 @@ export class TaskEngine {
   async turnStart(task: Task): Promise<number> {
     const live = this.#live.get(task.id);
     if (live) return live.turnFromSeq;
-    let start = 0;
-    for (let cursor = 0; cursor < task.lastSeq; ) {
-      const page = await this.#opts.store.readEvents(task.id, cursor, this.#opts.logPageSize);
-      if (page.length === 0) break;
-      for (const e of page) if (isTurnEnd(e) && e.seq < task.lastSeq) start = e.seq;
-      cursor = page[page.length - 1]!.seq;
-    }
-    return start;
+    return lastTurnStart(this.#opts.store, task, this.#opts.logPageSize);
   }
 
   /** Cancels a task: tells the agent, ends the task `canceled`. */
