@@ -1,12 +1,4 @@
-/**
- * Asking back (CONTRACT 14): when an action's required parameters are still missing after extraction, the
- * turn ends `input-required` with one question naming them (process-actions.ts asks it), and the question's
- * message carries the action and the parameters given so far (PENDING_ACTION_KEY). That message is in the
- * task's history, so the next turn of the task, wherever it runs, finds what is pending: the user's answer
- * is read for the missing parameters with the same model (purpose "parameters": the local model's
- * heuristics, or parametersTemplate for a real model), merged with the earlier ones, and the action runs.
- */
-import { randomUUID } from "node:crypto";
+import { agentMemory } from "./memory.js";
 import type { Message } from "../../router/core/model.js";
 import type { MessageHooks, MessageOptions, MessageOutcome } from "./message-handler.js";
 import { processActions, type ActionOutcome } from "./process-actions.js";
@@ -92,14 +84,7 @@ export async function answerPendingAction(
     params,
     inReplyTo: message.id,
   };
-  const responseMemory: Memory = {
-    id: randomUUID(),
-    entityId: runtime.agentId,
-    agentId: runtime.agentId,
-    roomId: message.roomId,
-    content: response,
-    createdAt: Date.now(),
-  };
+  const responseMemory: Memory = agentMemory(runtime.agentId, message.roomId, response);
   const state = await runtime.composeState(message, ["ACTIONS"]);
   const actionResults = await processActions(runtime, message, [responseMemory], state, hooks.callback, {
     signal: options.signal,

@@ -1,4 +1,5 @@
 /** Runtime memories <-> the router store's MemoryRecord (roomId = the A2A contextId). */
+import { randomUUID } from "node:crypto";
 import type { MemoryRecord } from "../../router/core/store.js";
 import type { Content, Memory } from "./types.js";
 
@@ -28,4 +29,9 @@ export function fromRecord(record: MemoryRecord): Memory {
     content: record.content as Content,
     createdAt: record.createdAt,
   };
+}
+
+/** A new memory of the agent's own in `roomId` (its reply to the room's latest message). */
+export function agentMemory(agentId: string, roomId: string, content: Content): Memory & { id: string } {
+  return { id: randomUUID(), entityId: agentId, agentId, roomId, content, createdAt: Date.now() };
 }

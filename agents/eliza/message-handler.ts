@@ -6,6 +6,7 @@
  * runs (latestResponseIds). Persisting the assistant turn is the caller's job (it knows what was shown).
  */
 import { randomUUID } from "node:crypto";
+import { agentMemory } from "./memory.js";
 import { processActions, type ActionOutcome, type TurnCallback } from "./process-actions.js";
 import type { AgentRuntime } from "./runtime.js";
 import { shouldBypassShouldRespond } from "./should-respond.js";
@@ -133,14 +134,7 @@ export async function handleMessage(
     }
     response.inReplyTo = message.id;
     response.simple = response.actions?.length === 1 && response.actions[0].toUpperCase() === "REPLY" && (response.providers?.length ?? 0) === 0;
-    const responseMemory: Memory = {
-      id: randomUUID(),
-      entityId: runtime.agentId,
-      agentId: runtime.agentId,
-      roomId: message.roomId,
-      content: response,
-      createdAt: Date.now(),
-    };
+    const responseMemory: Memory = agentMemory(runtime.agentId, message.roomId, response);
     if (response.providers?.length) state = await runtime.composeState(message, ["ACTIONS", ...response.providers]);
 
     let actionResults: ActionOutcome[] = [];
