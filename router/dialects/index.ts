@@ -5,7 +5,7 @@ import type { UpstreamProtocol } from "./shared/upstream-protocol.js";
 import type { ClientCodec } from "./shared/client-codec.js";
 import { v01, v01Codec, v01PushBody, v01Upstream } from "./v01/index.js";
 import { v03, v03Codec, v03PushBody, v03Upstream } from "./v03/index.js";
-import { v10, v10Codec, v10PushBody, v10RestCodec, v10RestUpstream, v10Upstream } from "./v10/index.js";
+import { v10, v10Codec, v10GrpcCodec, v10GrpcUpstream, v10PushBody, v10RestCodec, v10RestUpstream, v10Upstream } from "./v10/index.js";
 import type { UpstreamBinding } from "./shared/card-endpoint.js";
 
 /**
@@ -57,21 +57,42 @@ export const UPSTREAM_REST_PROTOCOLS: Readonly<Partial<Record<DialectName, Upstr
   "v1.0": v10RestUpstream,
 };
 
+/** Upstream clients over the gRPC binding, for the dialects that define one the router speaks. */
+export const UPSTREAM_GRPC_PROTOCOLS: Readonly<Partial<Record<DialectName, UpstreamProtocol>>> = {
+  "v1.0": v10GrpcUpstream,
+};
+
+/** The upstream clients of each binding, by dialect. */
+const UPSTREAM_BY_BINDING: Readonly<Record<UpstreamBinding, Readonly<Partial<Record<DialectName, UpstreamProtocol>>>>> = {
+  JSONRPC: UPSTREAM_PROTOCOLS,
+  "HTTP+JSON": UPSTREAM_REST_PROTOCOLS,
+  GRPC: UPSTREAM_GRPC_PROTOCOLS,
+};
+
+/** Whether the router has a client for an upstream agent speaking `dialect` over `binding`. */
+export function speaksUpstream(dialect: DialectName, binding: UpstreamBinding): boolean {
+  return UPSTREAM_BY_BINDING[binding][dialect] !== undefined;
+}
+
 /** The client of an upstream agent speaking `dialect` over `binding` (JSON-RPC unless said). */
 export function upstreamProtocol(dialect: DialectName, binding: UpstreamBinding = "JSONRPC"): UpstreamProtocol {
-  const p = binding === "HTTP+JSON" ? UPSTREAM_REST_PROTOCOLS[dialect] : UPSTREAM_PROTOCOLS[dialect];
+  const p = UPSTREAM_BY_BINDING[binding][dialect];
   if (!p) throw new Error(`no upstream client for A2A ${dialect} over ${binding}`);
   return p;
 }
 
 /** Client codecs by dialect, over JSON-RPC; add a dialect's codec.ts here. */
 const CODECS: Readonly<Record<DialectName, ClientCodec>> = { "v0.1": v01Codec, "v0.3": v03Codec, "v1.0": v10Codec };
-/** Client codecs over the HTTP+JSON binding, for the dialects that define one. */
-const REST_CODECS: Readonly<Partial<Record<DialectName, ClientCodec>>> = { "v1.0": v10RestCodec };
+/** Client codecs of each binding, by dialect: JSON-RPC for every dialect, HTTP+JSON and gRPC for v1.0. */
+const CODECS_BY_BINDING: Readonly<Record<UpstreamBinding, Readonly<Partial<Record<DialectName, ClientCodec>>>>> = {
+  JSONRPC: CODECS,
+  "HTTP+JSON": { "v1.0": v10RestCodec },
+  GRPC: { "v1.0": v10GrpcCodec },
+};
 
 /** The client codec of `dialect` over `binding` (JSON-RPC unless said), as a card's interface names them. */
 export function clientCodec(dialect: DialectName, binding: UpstreamBinding = "JSONRPC"): ClientCodec {
-  const c = binding === "HTTP+JSON" ? REST_CODECS[dialect] : CODECS[dialect];
+  const c = CODECS_BY_BINDING[binding][dialect];
   if (!c) throw new Error(`no client codec for A2A ${dialect} over ${binding}`);
   return c;
 }

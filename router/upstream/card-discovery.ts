@@ -1,5 +1,5 @@
 import type { DialectName } from "../core/model.js";
-import { dialectOfVersion, isRecord, isV10Card, UPSTREAM_REST_PROTOCOLS, v03CardEndpoints, v10CardEndpoints, type UpstreamBinding } from "../dialects/index.js";
+import { dialectOfVersion, isRecord, isV10Card, speaksUpstream, v03CardEndpoints, v10CardEndpoints, type UpstreamBinding } from "../dialects/index.js";
 import { boundedText, deadline } from "../client/index.js";
 import { MAX_CARD_BYTES } from "./limits.js";
 
@@ -9,14 +9,16 @@ export interface DiscoveredAgent {
   /** Where the card was found, if anywhere. */
   cardUrl?: string;
   dialect: DialectName;
-  /** How the dialect is carried: JSON-RPC, or the HTTP+JSON (REST) binding (v1.0 only). */
+  /** How the dialect is carried: JSON-RPC, or the HTTP+JSON (REST) or gRPC binding (v1.0 only). */
   binding: UpstreamBinding;
   streaming: boolean;
   /**
    * The interface URL to call (the card's, for the chosen dialect and binding, when it names one; else the
-   * configured url). HTTP+JSON operations are paths under it.
+   * configured url). HTTP+JSON operations are paths under it; for gRPC it is the `host:port` to dial.
    */
   endpoint: string;
+  /** The chosen interface's `tenant` (v1.0), when the card names one: every request carries it. */
+  tenant?: string;
   /**
    * Whether the agent's server answered at all (a card, or an HTTP error for every location). False when
    * no location could be reached: the agent is down, and the rest of this result is only the defaults.
@@ -39,15 +41,21 @@ export interface UpstreamInterface {
  * Preference when a card offers several interfaces the router speaks: the newest dialect first, and within
  * one dialect JSON-RPC before HTTP+JSON (the two carry the same objects; JSON-RPC is the binding every
  * A2A server offers, so REST is used when a v1.0 agent offers nothing else, or when config asks for it).
+ * gRPC comes last of all: the card is read over HTTP anyway, and an agent that also offers an HTTP binding
+ * is reached the way every other agent is; gRPC is used when the card offers nothing else the router
+ * speaks, or when config asks for it ("1.0+grpc").
  */
 const PREFERENCE: readonly UpstreamInterface[] = [
   { dialect: "v1.0", binding: "JSONRPC" },
   { dialect: "v1.0", binding: "HTTP+JSON" },
   { dialect: "v0.3", binding: "JSONRPC" },
   { dialect: "v0.1", binding: "JSONRPC" },
+  { dialect: "v1.0", binding: "GRPC" },
 ];
+/** A bare version's bindings, in the order a card's offers are taken (config "1.0": JSON-RPC first). */
+const BINDINGS: readonly UpstreamBinding[] = ["JSONRPC", "HTTP+JSON", "GRPC"];
 /** Config `protocol` suffixes that name a binding ("1.0+rest"). */
-const BINDING_SUFFIX: Record<string, UpstreamBinding> = { rest: "HTTP+JSON", jsonrpc: "JSONRPC" };
+const BINDING_SUFFIX: Record<string, UpstreamBinding> = { rest: "HTTP+JSON", jsonrpc: "JSONRPC", grpc: "GRPC" };
 
 /**
  * The card locations tried, in order: the URL itself when it names a card, then the two well-known paths
@@ -70,37 +78,46 @@ export function parseProtocol(value: string): DialectName {
 
 /**
  * A configured `protocol` as a dialect and, when it names one, a binding: "1.0+rest" is v1.0 over HTTP+JSON,
- * "1.0+jsonrpc" v1.0 over JSON-RPC even when the card offers REST too; a bare version leaves the binding
- * to the card (JSON-RPC first).
+ * "1.0+grpc" v1.0 over gRPC, "1.0+jsonrpc" v1.0 over JSON-RPC even when the card offers another too; a bare
+ * version leaves the binding to the card (JSON-RPC first).
  */
 export function parseProtocolChoice(value: string): { dialect: DialectName; binding?: UpstreamBinding } {
   const [version = "", suffix, ...rest] = value.trim().split("+");
   const dialect = rest.length === 0 && (suffix === undefined || /^[a-z]+$/i.test(suffix)) ? dialectOfVersion(version) : undefined;
-  if (!dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3, 1.0 or 1.0+rest)`);
+  if (!dialect) throw new Error(`unknown A2A protocol "${value}" (use 0.1, 0.3, 1.0, 1.0+rest or 1.0+grpc)`);
   if (suffix === undefined) return { dialect };
   const binding = BINDING_SUFFIX[suffix.toLowerCase()];
-  if (!binding || !speaks({ dialect, binding })) throw new Error(`unknown A2A protocol "${value}" (the HTTP+JSON binding is spoken for 1.0 only: 1.0+rest)`);
+  if (!binding || !speaks({ dialect, binding })) {
+    throw new Error(`unknown A2A protocol "${value}" (the HTTP+JSON and gRPC bindings are spoken for 1.0 only: 1.0+rest, 1.0+grpc)`);
+  }
   return { dialect, binding };
 }
 
 /** Whether the router has a client for this dialect over this binding. */
 function speaks({ dialect, binding }: UpstreamInterface): boolean {
-  return binding === "JSONRPC" || UPSTREAM_REST_PROTOCOLS[dialect] !== undefined;
+  return speaksUpstream(dialect, binding);
 }
 
 const key = ({ dialect, binding }: UpstreamInterface) => `${dialect} ${binding}`;
 
+/** Where an interface a card offers is reached: its URL (gRPC: `host:port`) and the tenant it names. */
+export interface OfferedEndpoint {
+  url: string;
+  tenant?: string;
+}
+
 /**
- * The card's endpoints by the interface they offer (relative URLs resolved against `cardUrl`): v1.0's
- * `supportedInterfaces` first, then the v0.3/v0.1 members (`url`, `additionalInterfaces`); the first
- * endpoint of a dialect and binding wins, and versions or bindings the router does not speak are passed over.
+ * The card's endpoints by the interface they offer (relative URLs resolved against `cardUrl`; a gRPC
+ * `host:port` is kept as written): v1.0's `supportedInterfaces` first, then the v0.3/v0.1 members (`url`,
+ * `additionalInterfaces`); the first endpoint of a dialect and binding wins, and versions or bindings the
+ * router does not speak are passed over.
  */
-export function cardEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const { url, protocolVersion, binding } of [...v10CardEndpoints(card), ...v03CardEndpoints(card)]) {
+export function cardEndpoints(card: Record<string, unknown>, cardUrl?: string): Map<string, OfferedEndpoint> {
+  const out = new Map<string, OfferedEndpoint>();
+  for (const { url, protocolVersion, binding, tenant } of [...v10CardEndpoints(card), ...v03CardEndpoints(card)]) {
     const dialect = dialectOfVersion(protocolVersion);
     if (!dialect || url === "" || !speaks({ dialect, binding }) || out.has(key({ dialect, binding }))) continue;
-    out.set(key({ dialect, binding }), resolveUrl(url, cardUrl));
+    out.set(key({ dialect, binding }), { url: binding === "GRPC" ? url : resolveUrl(url, cardUrl), ...(tenant !== undefined && { tenant }) });
   }
   return out;
 }
@@ -110,7 +127,7 @@ export function jsonRpcEndpoints(card: Record<string, unknown>, cardUrl?: string
   const all = cardEndpoints(card, cardUrl);
   const out = new Map<DialectName, string>();
   for (const { dialect } of PREFERENCE) {
-    const url = all.get(key({ dialect, binding: "JSONRPC" }));
+    const url = all.get(key({ dialect, binding: "JSONRPC" }))?.url;
     if (url !== undefined) out.set(dialect, url);
   }
   return out;
@@ -122,21 +139,19 @@ export function dialectOfCard(card: Record<string, unknown>): DialectName {
 }
 
 /**
- * The interface the router speaks to an agent, and its URL when the card names one: the configured choice
- * (`wanted`; a bare dialect takes JSON-RPC when the card offers it for that dialect, else HTTP+JSON when it
- * offers that), else the best the card offers (PREFERENCE), else what a card of its shape implies.
+ * The interface the router speaks to an agent, and its URL (and tenant) when the card names one: the
+ * configured choice (`wanted`; a bare dialect takes JSON-RPC when the card offers it for that dialect, else
+ * HTTP+JSON, else gRPC), else the best the card offers (PREFERENCE), else what a card of its shape implies.
  */
 export function interfaceOfCard(
   card: Record<string, unknown>,
   cardUrl?: string,
   wanted?: { dialect: DialectName; binding?: UpstreamBinding },
-): UpstreamInterface & { url?: string } {
+): UpstreamInterface & { url?: string; tenant?: string } {
   const endpoints = cardEndpoints(card, cardUrl);
-  const candidates = wanted
-    ? (wanted.binding ? [wanted.binding] : (["JSONRPC", "HTTP+JSON"] as const)).map((binding) => ({ dialect: wanted.dialect, binding }))
-    : PREFERENCE;
+  const candidates = wanted ? (wanted.binding ? [wanted.binding] : BINDINGS).map((binding) => ({ dialect: wanted.dialect, binding })) : PREFERENCE;
   const offered = candidates.find((i) => endpoints.has(key(i)));
-  if (offered) return { ...offered, url: endpoints.get(key(offered)) };
+  if (offered) return { ...offered, ...endpoints.get(key(offered)) };
   if (wanted) return { dialect: wanted.dialect, binding: wanted.binding ?? "JSONRPC" };
   return { dialect: isV10Card(card) ? "v1.0" : "v0.1", binding: "JSONRPC" };
 }
@@ -169,15 +184,17 @@ export async function discoverAgent(url: string, headers: Record<string, string>
       limit.clear();
     }
     if (!isRecord(card)) continue;
-    const { dialect, binding, url: cardEndpoint } = interfaceOfCard(card, cardUrl, wanted);
+    const { dialect, binding, url: cardEndpoint, tenant } = interfaceOfCard(card, cardUrl, wanted);
     const caps = isRecord(card.capabilities) ? card.capabilities : {};
+    const reachable = binding === "GRPC" ? grpcReachableFrom : reachableFrom;
     return {
       card,
       cardUrl,
       dialect,
       binding,
       streaming: caps.streaming === true,
-      endpoint: cardEndpoint ? reachableFrom(cardEndpoint, url) : isCardUrl(url) ? new URL(url).origin : url,
+      endpoint: cardEndpoint ? reachable(cardEndpoint, url) : isCardUrl(url) ? new URL(url).origin : url,
+      ...(tenant !== undefined && { tenant }),
       reached,
     };
   }
@@ -207,6 +224,12 @@ function reachableFrom(endpoint: string, configured: string): string {
     // not a URL: leave it for fetch to report
   }
   return endpoint;
+}
+
+/** The same for a gRPC `host:port` (`0.0.0.0:50051`, `[::]:50051`). */
+function grpcReachableFrom(target: string, configured: string): string {
+  const unbound = /^(0\.0\.0\.0|\[::\]):(\d+)$/.exec(target);
+  return unbound ? `${new URL(configured).hostname}:${unbound[2]}` : target;
 }
 
 function isCardUrl(url: string): boolean {

@@ -13,11 +13,14 @@ import {
   type UpstreamProtocol,
 } from "../dialects/index.js";
 import { SchemaRegistry } from "../schema/validator.js";
-import { AnswerTooLarge, boundedText, deadline } from "../client/index.js";
+import { deadline } from "../client/index.js";
 import { MAX_ANSWER_BYTES } from "./limits.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
-import { callResult, postCall, sseResults, UpstreamUnreachable } from "./transport.js";
+import { UpstreamUnreachable } from "./transport.js";
+import type { Answer, Carriage } from "./carriage.js";
+import { HttpCarriage } from "./http-carriage.js";
+import { GrpcCarriage } from "./grpc-transport.js";
 
 /** How the router treats its upstream agents (config `limits.upstreamIdleMs`; the rest for tests). */
 export interface HttpAgentOptions {
@@ -25,7 +28,7 @@ export interface HttpAgentOptions {
   idleMs?: number;
   /** Backoff of the card lookups of an agent that could not be reached. */
   retry?: RetryPolicy;
-  /** The most one answer (a JSON body, one SSE event) may take; past it the turn fails (tests lower it). */
+  /** The most one answer (a JSON body, one SSE event, one gRPC message) may take; past it the turn fails (tests lower it). */
   maxAnswerBytes?: number;
   /** The compiled schemas results are checked against (the server's own; a new registry if absent). */
   schemas?: SchemaRegistry;
@@ -37,11 +40,12 @@ const CANCEL_TIMEOUT_MS = 5000;
 const REDISCOVER_AFTER_MS = 60_000;
 
 /**
- * An upstream A2A agent reached over HTTP. The router is its client: it forwards each turn (streaming
- * when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts, whose
- * calls that dialect's codec builds), sends them through the one client transport (router/client),
- * and turns every upstream failure (refused connection, HTTP error, JSON-RPC error, a stream cut short or
- * gone silent) into an error the engine logs as a final `failed` event.
+ * An upstream A2A agent whose card is read over HTTP. The router is its client: it forwards each turn
+ * (streaming when the agent streams) in the agent's dialect and binding (router/dialects/<dialect>/agent.ts,
+ * whose calls that dialect's codec builds), sends them through the binding's carriage (HTTP: the one client
+ * transport, router/client; gRPC: grpc-transport.ts), and turns every upstream failure (refused connection,
+ * HTTP error, JSON-RPC error, gRPC status, a stream cut short or gone silent) into an error the engine logs
+ * as a final `failed` event.
  *
  * Liveness: the agent is online once its server has answered a card lookup (with a card, or without one:
  * a card-less v0.1 agent). Until then, and again after a turn finds it unreachable, it is offline (sends
@@ -64,6 +68,8 @@ export class HttpAgent implements AgentConnector {
   /** Whether the current outage was logged (once per outage, not once per retry). */
   #outageLogged = false;
   #closing = new AbortController();
+  #http: HttpCarriage;
+  #grpc: GrpcCarriage;
 
   constructor(cfg: HttpAgentConfig, logger: Logger, options: HttpAgentOptions = {}) {
     this.#cfg = cfg;
@@ -72,6 +78,8 @@ export class HttpAgent implements AgentConnector {
     this.#opts = { ...DEFAULTS, ...rest };
     this.#schemas = schemas ?? new SchemaRegistry();
     this.#retrier = new Retrier(() => this.discover(), this.#opts.retry);
+    this.#http = new HttpCarriage(cfg.id, this.#opts);
+    this.#grpc = new GrpcCarriage(cfg.id, this.#opts);
     this.info = { id: cfg.id, name: cfg.id, description: `Upstream A2A agent at ${cfg.url}`, transport: "http", skills: [], streaming: true };
   }
 
@@ -136,6 +144,12 @@ export class HttpAgent implements AgentConnector {
   close(): void {
     this.#closing.abort();
     this.#retrier.stop();
+    this.#grpc.close();
+  }
+
+  /** What carries calls in the agent's binding. */
+  #carriage(found: Pick<DiscoveredAgent, "binding">): Carriage {
+    return found.binding === "GRPC" ? this.#grpc : this.#http;
   }
 
   async *execute(ctx: ExecuteContext): AsyncGenerator<AgentUpdate> {
@@ -157,42 +171,37 @@ export class HttpAgent implements AgentConnector {
     const found = this.#found ?? this.#assumed();
     const protocol = upstreamProtocol(found.dialect, found.binding);
     const call = protocol.turn(ctx, found.streaming, known.taskId);
-    let res: Response;
-    try {
-      res = await postCall(this.#cfg.id, found.endpoint, call, { signal: ctx.signal, stream: found.streaming, headers: this.#cfg.headers });
-    } catch (err) {
-      if (err instanceof UpstreamUnreachable) this.#offline(err.message);
-      throw err;
-    }
+    const answers = this.#carriage(found).exchange(found.endpoint, call, {
+      signal: ctx.signal,
+      stream: found.streaming,
+      ...(this.#cfg.headers && { headers: this.#cfg.headers }),
+      ...(found.tenant !== undefined && { tenant: found.tenant }),
+    });
     const read = { ids: known, protocol, ctx };
     let lastState: TaskState | undefined;
+    let index = 0;
+    const followUp = known.taskId !== undefined;
+    const updatesOf = ({ kind, result }: Answer) =>
+      kind === "event" ? protocol.fromStreamResult(result, { index: index++, followUp }) : protocol.fromSendResult(result);
     try {
-      if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-        let index = 0;
-        const followUp = known.taskId !== undefined;
-        for await (const result of sseResults(res, this.#cfg.id, this.#opts.idleMs, call, this.#opts.maxAnswerBytes)) {
-          const updates = this.#translate(read, "event", result, () => protocol.fromStreamResult(result, { index: index++, followUp }));
-          for (const u of updates) {
-            if (u.kind === "status") lastState = u.status.state;
-            yield u;
-          }
-        }
-      } else {
-        const result = callResult(await this.#json(res), this.#cfg.id, call);
-        for (const u of this.#translate(read, "send", result, () => protocol.fromSendResult(result))) {
+      for await (const answer of answers) {
+        for (const u of this.#translate(read, answer.kind, answer.result, () => updatesOf(answer))) {
           if (u.kind === "status") lastState = u.status.state;
           yield u;
         }
       }
+    } catch (err) {
+      if (err instanceof UpstreamUnreachable) this.#offline(err.message);
+      throw err;
     } finally {
-      await res.body?.cancel().catch(() => undefined);
+      await answers.return(undefined);
       // A finished task takes no more turns and no cancel; a canceled or timed-out one still gets the cancel.
       if (lastState !== undefined && isTerminal(lastState) && !ctx.signal.aborted) this.#upstreamIds.delete(ctx.task.id);
     }
   }
 
   /** What a turn speaks before any card was read: the configured protocol, else v0.1 over JSON-RPC. */
-  #assumed(): Pick<DiscoveredAgent, "dialect" | "binding" | "streaming" | "endpoint"> {
+  #assumed(): Pick<DiscoveredAgent, "dialect" | "binding" | "streaming" | "endpoint" | "tenant"> {
     const chosen = this.#cfg.protocol ? parseProtocolChoice(this.#cfg.protocol) : undefined;
     return { dialect: chosen?.dialect ?? "v0.1", binding: chosen?.binding ?? "JSONRPC", streaming: true, endpoint: this.#cfg.url };
   }
@@ -227,30 +236,22 @@ export class HttpAgent implements AgentConnector {
     return out.map((u) => inRouterTerms(u, scope));
   }
 
-  async #json(res: Response): Promise<unknown> {
-    let text: string;
-    try {
-      text = await boundedText(res, this.#opts.maxAnswerBytes);
-    } catch (err) {
-      if (err instanceof AnswerTooLarge) throw new Error(`Upstream agent ${this.#cfg.id} sent an answer of ${err.message}`);
-      throw new Error(`Upstream agent ${this.#cfg.id} closed the connection before its answer was read`);
-    }
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new Error(`Upstream agent ${this.#cfg.id} answered with something that is not JSON`);
-    }
-  }
-
   async cancel(taskId: string): Promise<void> {
     const found = this.#found;
     if (!found) return;
     const call = upstreamProtocol(found.dialect, found.binding).cancel(this.#upstreamIds.get(taskId)?.taskId ?? taskId);
     const limit = deadline(CANCEL_TIMEOUT_MS);
+    const answers = this.#carriage(found).exchange(found.endpoint, call, {
+      signal: limit.signal,
+      stream: false,
+      ...(this.#cfg.headers && { headers: this.#cfg.headers }),
+      ...(found.tenant !== undefined && { tenant: found.tenant }),
+    });
     try {
-      const res = await postCall(this.#cfg.id, found.endpoint, call, { signal: limit.signal, stream: false, headers: this.#cfg.headers });
-      await res.body?.cancel();
+      // The answer (the canceled Task) tells the router nothing it does not know: the call was made.
+      await answers.next();
     } finally {
+      await answers.return(undefined);
       limit.clear();
       this.#upstreamIds.delete(taskId);
     }

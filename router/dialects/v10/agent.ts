@@ -2,6 +2,7 @@ import { agentOwnedProtocol } from "../shared/agent-owned-protocol.js";
 import { isRecord } from "../shared/translate-helpers.js";
 import { v10Codec, v10ResultIds } from "./codec.js";
 import { v10RestCodec } from "./rest-codec.js";
+import { v10GrpcCodec } from "./grpc/upstream-codec.js";
 import { updatesFromV10 } from "./translate.js";
 
 /** What the v1.0 agent side reads, over either binding: the same ProtoJSON objects (spec 5.1). */
@@ -19,3 +20,9 @@ export const v10Upstream = agentOwnedProtocol({ codec: v10Codec, ...v10Reading }
  * binding, or a config that asks for it (`protocol: "1.0+rest"`). Same ids, translation and text kinds.
  */
 export const v10RestUpstream = agentOwnedProtocol({ codec: v10RestCodec, ...v10Reading });
+
+/**
+ * The same over v1.0's gRPC binding (grpc/upstream-codec.ts): for an agent whose card offers only that
+ * binding, or a config that asks for it (`protocol: "1.0+grpc"`). Same ids, translation and text kinds.
+ */
+export const v10GrpcUpstream = agentOwnedProtocol({ codec: v10GrpcCodec, ...v10Reading });

@@ -14,7 +14,7 @@ export function v10CardMembers(url: string, protocolVersions: readonly string[])
   };
 }
 
-/** The JSON-RPC and HTTP+JSON endpoints a card's `supportedInterfaces` offer, each with its own protocolVersion. */
+/** The JSON-RPC, HTTP+JSON and gRPC endpoints a card's `supportedInterfaces` offer, each with its own protocolVersion and tenant. */
 export function v10CardEndpoints(card: Record<string, unknown>): CardEndpoint[] {
   if (!Array.isArray(card.supportedInterfaces)) return [];
   const out: CardEndpoint[] = [];
@@ -22,7 +22,8 @@ export function v10CardEndpoints(card: Record<string, unknown>): CardEndpoint[] 
     const binding = bindingOf(i.protocolBinding);
     if (!binding || typeof i.url !== "string") continue;
     const version = typeof i.protocolVersion === "string" && i.protocolVersion !== "" ? i.protocolVersion : DEFAULT_VERSION;
-    out.push({ url: i.url, protocolVersion: version, binding });
+    const tenant = typeof i.tenant === "string" && i.tenant !== "" ? { tenant: i.tenant } : {};
+    out.push({ url: i.url, protocolVersion: version, binding, ...tenant });
   }
   return out;
 }

@@ -4,9 +4,10 @@
  */
 export { v10 } from "./client.js";
 export { readProtoNames } from "./proto-names.js";
-export { v10RestUpstream, v10Upstream } from "./agent.js";
+export { v10GrpcUpstream, v10RestUpstream, v10Upstream } from "./agent.js";
 export { v10Codec } from "./codec.js";
 export { v10RestCodec } from "./rest-codec.js";
+export { v10GrpcCodec } from "./grpc/upstream-codec.js";
 export { v10PushBody } from "./push.js";
 export { isV10Card, v10CardEndpoints, v10CardMembers } from "./card.js";
 export * from "./translate.js";
