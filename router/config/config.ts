@@ -3,7 +3,7 @@ export interface HttpAgentConfig {
   id: string;
   url: string;
   headers?: Record<string, string>;
-  /** "0.1", "0.3", "1.0" (binding from the card), "1.0+rest" (v1.0 over HTTP+JSON), "1.0+jsonrpc". */
+  /** "0.1", "0.3", "1.0" (binding from the card), "1.0+rest" (v1.0 over HTTP+JSON), "1.0+grpc" (v1.0 over gRPC), "1.0+jsonrpc". */
   protocol?: string;
 }
 

@@ -65,8 +65,8 @@ describe("configuration", () => {
     expect(() => resolveConfig(schemas, { file: { agnets: [] } as never })).toThrow(/agnets is not allowed/);
     expect(() => resolveConfig(schemas, { file: { agents: [{ id: "x" }] } as never })).toThrow(/agents\[0\]\.url is required/);
     const agent = (protocol: string) => ({ file: { agents: [{ id: "x", url: "http://h", protocol }] } });
-    for (const ok of ["0.1", "0.3", "1.0", "1.0.1", "1.0+rest", "1.0+jsonrpc"]) expect(() => resolveConfig(schemas, agent(ok))).not.toThrow();
-    for (const bad of ["0.3+rest", "1.0+grpc", "2.0"]) expect(() => resolveConfig(schemas, agent(bad))).toThrow(/agents\[0\]\.protocol/);
+    for (const ok of ["0.1", "0.3", "1.0", "1.0.1", "1.0+rest", "1.0+grpc", "1.0+jsonrpc"]) expect(() => resolveConfig(schemas, agent(ok))).not.toThrow();
+    for (const bad of ["0.3+rest", "0.3+grpc", "1.0+soap", "2.0"]) expect(() => resolveConfig(schemas, agent(bad))).toThrow(/agents\[0\]\.protocol/);
     expect(() => configFromEnv({ HUB_TOKENS: "nonsense" })).toThrow(/HUB_TOKENS entry "nonsense"/);
   });
 

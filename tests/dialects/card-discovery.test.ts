@@ -69,14 +69,35 @@ describe("card locations and dialect detection", () => {
     expect(() => parseProtocol("2.0")).toThrow(/unknown A2A protocol "2.0"/);
   });
 
-  test("config protocol strings may name a binding: 1.0+rest, 1.0+jsonrpc; REST is v1.0's only", () => {
+  test("config protocol strings may name a binding: 1.0+rest, 1.0+grpc, 1.0+jsonrpc; REST and gRPC are v1.0's only", () => {
     expect(parseProtocolChoice("1.0")).toEqual({ dialect: "v1.0" });
     expect(parseProtocolChoice("1.0+rest")).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
     expect(parseProtocolChoice("v1.0.1+REST")).toEqual({ dialect: "v1.0", binding: "HTTP+JSON" });
     expect(parseProtocolChoice("1.0+jsonrpc")).toEqual({ dialect: "v1.0", binding: "JSONRPC" });
     expect(parseProtocol("1.0+rest")).toBe("v1.0");
-    expect(() => parseProtocolChoice("0.3+rest")).toThrow(/HTTP\+JSON binding is spoken for 1.0 only/);
-    expect(() => parseProtocolChoice("1.0+grpc")).toThrow(/unknown A2A protocol "1.0\+grpc"/);
+    expect(parseProtocolChoice("1.0+grpc")).toEqual({ dialect: "v1.0", binding: "GRPC" });
+    expect(parseProtocolChoice("v1.0.1+GRPC")).toEqual({ dialect: "v1.0", binding: "GRPC" });
+    expect(() => parseProtocolChoice("0.3+rest")).toThrow(/HTTP\+JSON and gRPC bindings are spoken for 1.0 only/);
+    expect(() => parseProtocolChoice("0.3+grpc")).toThrow(/unknown A2A protocol "0.3\+grpc"/);
+    expect(() => parseProtocolChoice("1.0+soap")).toThrow(/unknown A2A protocol "1.0\+soap"/);
+  });
+
+  test("gRPC is the last choice: taken when a card offers nothing else, its host:port and tenant kept as written", () => {
+    const grpc = { url: "agent.example:50051", protocolBinding: "GRPC", protocolVersion: "1.0", tenant: "team-a" };
+    expect(interfaceOfCard({ supportedInterfaces: [grpc] }, "http://h/.well-known/agent-card.json")).toEqual({
+      dialect: "v1.0",
+      binding: "GRPC",
+      url: "agent.example:50051",
+      tenant: "team-a",
+    });
+    // Any HTTP binding the router speaks comes first, even an older dialect's.
+    const v03AndGrpc = { supportedInterfaces: [grpc, { url: "http://h/v03", protocolBinding: "JSONRPC", protocolVersion: "0.3" }] };
+    expect(interfaceOfCard(v03AndGrpc)).toMatchObject({ dialect: "v0.3", binding: "JSONRPC" });
+    // Config: a bare 1.0 takes gRPC when that is all the card offers for 1.0; 1.0+grpc forces it.
+    expect(interfaceOfCard(v03AndGrpc, undefined, { dialect: "v1.0" })).toMatchObject({ binding: "GRPC", url: "agent.example:50051" });
+    expect(interfaceOfCard(v10Card("http://h"), undefined, { dialect: "v1.0", binding: "GRPC" })).toEqual({ dialect: "v1.0", binding: "GRPC" });
+    // v0.3's gRPC (another proto) is not spoken.
+    expect(interfaceOfCard({ url: "h:1", preferredTransport: "GRPC", protocolVersion: "0.3.0" })).toEqual({ dialect: "v0.1", binding: "JSONRPC" });
   });
 
   test("the interface spoken: JSON-RPC first within a dialect, v1.0 HTTP+JSON when it is all a card offers", () => {
@@ -156,6 +177,16 @@ describe("discoverAgent on a real server", () => {
   test("config protocol 1.0+rest picks the card's v1.0 HTTP+JSON interface", async () => {
     const found = await discoverAgent(`${base}/some/path`, {}, "1.0+rest");
     expect(found).toMatchObject({ dialect: "v1.0", binding: "HTTP+JSON", endpoint: `${base}/a2a/rest` });
+  });
+
+  test("a card offering only GRPC: its host:port (a wildcard bind at the configured host) and tenant", async () => {
+    cards.clear();
+    cards.set("/.well-known/agent-card.json", {
+      supportedInterfaces: [{ url: "0.0.0.0:50051", protocolBinding: "GRPC", protocolVersion: "1.0", tenant: "t1" }],
+      capabilities: { streaming: true },
+    });
+    const found = await discoverAgent(base);
+    expect(found).toMatchObject({ dialect: "v1.0", binding: "GRPC", endpoint: "127.0.0.1:50051", tenant: "t1", streaming: true });
   });
 
   test("agent.json under the URL is found when agent-card.json is not; capabilities.streaming absent = false", async () => {
