@@ -50,6 +50,12 @@ export class GrpcCarriage implements Carriage {
     yield { kind: "send", result: this.#decode(method, bytes) };
   }
 
+  /** Whether a channel to `endpoint` connects within CONNECT_TIMEOUT_MS: the agent's liveness when it serves no card. */
+  connects(endpoint: string): Promise<boolean> {
+    const client = this.#client(endpoint);
+    return new Promise((resolve) => client.waitForReady(Date.now() + CONNECT_TIMEOUT_MS, (err) => resolve(!err)));
+  }
+
   close(): void {
     for (const client of this.#clients.values()) client.close();
     this.#clients.clear();
@@ -154,6 +160,8 @@ export class GrpcCarriage implements Carriage {
 }
 
 const identity = (bytes: Buffer) => bytes;
+/** As long as a card lookup may take. */
+const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * Where a gRPC interface URL points: A2A cards write `host:port` (what gRPC clients take); a URL's host and

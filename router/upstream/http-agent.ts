@@ -94,7 +94,9 @@ export class HttpAgent implements AgentConnector {
 
   async #discover(): Promise<boolean> {
     this.#triedAt = Date.now();
-    const found = await discoverAgent(this.#cfg.url, this.#cfg.headers, this.#cfg.protocol, this.#closing.signal);
+    let found = await discoverAgent(this.#cfg.url, this.#cfg.headers, this.#cfg.protocol, this.#closing.signal);
+    // A gRPC agent without an HTTP server for its card (config "1.0+grpc") is there when its channel connects.
+    if (!found.reached && found.binding === "GRPC") found = { ...found, reached: await this.#grpc.connects(found.endpoint) };
     if (this.#closing.signal.aborted) return false;
     if (!found.reached) {
       this.#offline("no card location answered");
@@ -122,7 +124,10 @@ export class HttpAgent implements AgentConnector {
       ...(typeof card?.version === "string" && { version: card.version }),
       ...(card && { card }),
     };
-    if (!card) this.#log.warn({ agent: this.#cfg.id, url: this.#cfg.url }, "no agent card found; assuming a v0.1 streaming agent");
+    if (!card) {
+      const over = found.binding === "JSONRPC" ? "" : ` over ${found.binding}`;
+      this.#log.warn({ agent: this.#cfg.id, url: this.#cfg.url }, `no agent card found; assuming a ${found.dialect} streaming agent${over}`);
+    }
     return true;
   }
 

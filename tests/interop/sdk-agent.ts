@@ -6,6 +6,7 @@ import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecuto
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { randomUUID } from "node:crypto";
 import { sdkText, textPart } from "./helpers.js";
+import { SdkGrpcServer } from "./sdk-grpc-server.js";
 
 /**
  * An upstream A2A agent built only from @a2a-js/sdk's server pieces (DefaultRequestHandler, its express
@@ -28,9 +29,12 @@ export interface SdkAgentOptions {
   ownContext?: boolean;
   /**
    * "HTTP+JSON": serve the v1.0 REST binding (the SDK's restHandler) instead of JSON-RPC, and list only
-   * that interface on the card.
+   * that interface on the card. "GRPC": serve the v1.0 gRPC binding (the SDK's grpcService, on a port of
+   * its own, `grpcTarget`) and list only that interface; the card is still served over HTTP at `url`.
    */
-  binding?: "JSONRPC" | "HTTP+JSON";
+  binding?: "JSONRPC" | "HTTP+JSON" | "GRPC";
+  /** The `tenant` the card's interface names. */
+  tenant?: string;
 }
 
 /** The SDK's REST paths as the v1.0 method they stand for, so tests wait on calls alike in both bindings. */
@@ -46,6 +50,8 @@ export interface RecordedCall {
   params: Record<string, any>;
   /** The request's content type (recorded for REST calls). */
   contentType?: string;
+  /** The call's gRPC metadata (recorded for gRPC calls). */
+  metadata?: Record<string, string>;
 }
 
 export class SdkAgent {
@@ -56,6 +62,7 @@ export class SdkAgent {
   readonly tasks: Array<{ taskId: string; contextId: string }> = [];
   url = "";
   #server?: Server;
+  #grpc?: SdkGrpcServer;
   #hanging = new Map<string, () => void>();
 
   constructor(readonly opts: SdkAgentOptions) {}
@@ -71,13 +78,20 @@ export class SdkAgent {
     return this.opts.binding === "HTTP+JSON";
   }
 
+  /** The gRPC server's `host:port` (binding "GRPC"). */
+  get grpcTarget(): string {
+    return this.#grpc?.target ?? "";
+  }
+
   card(): AgentCard {
     const iface = (protocolVersion: string) => ({ url: `${this.url}/a2a/jsonrpc`, protocolBinding: "JSONRPC", tenant: "", protocolVersion });
     const restIface = { url: `${this.url}/a2a/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" };
+    const grpcIface = { url: this.grpcTarget, protocolBinding: "GRPC", tenant: this.opts.tenant ?? "", protocolVersion: "1.0" };
+    const httpIfaces = this.rest ? [restIface] : [iface("1.0"), ...(this.opts.legacyCompat ? [iface("0.3")] : [])];
     return {
       name: "SDK shouter",
       description: "An @a2a-js/sdk agent that upper-cases",
-      supportedInterfaces: this.rest ? [restIface] : [iface("1.0"), ...(this.opts.legacyCompat ? [iface("0.3")] : [])],
+      supportedInterfaces: this.opts.binding === "GRPC" ? [grpcIface] : httpIfaces,
       provider: undefined,
       version: "1.2.3",
       capabilities: { streaming: this.opts.streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -111,7 +125,9 @@ export class SdkAgent {
 
   /** Forgets every task, as an agent that restarted: a follow-up naming one gets the SDK's TaskNotFound. */
   forget(): void {
-    this.#restRouter = restHandler({ requestHandler: this.#newHandler(), userBuilder: UserBuilder.noAuthentication });
+    const handler = this.#newHandler();
+    this.#restRouter = restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication });
+    this.#grpc?.use(handler);
   }
 
   async start(): Promise<this> {
@@ -126,7 +142,12 @@ export class SdkAgent {
         w.resolve(call);
       }
     };
-    if (this.rest) {
+    if (this.opts.binding === "GRPC") {
+      this.#grpc = await new SdkGrpcServer(handler, (call, request) => {
+        if (this.opts.ownContext && request.message) request.message.contextId = "";
+        record(call);
+      }).start();
+    } else if (this.rest) {
       app.use(
         "/a2a/rest",
         express.json({ type: ["application/json", "application/a2a+json"] }),
@@ -164,6 +185,7 @@ export class SdkAgent {
 
   async stop(): Promise<void> {
     for (const release of this.#hanging.values()) release();
+    this.#grpc?.stop();
     this.#server?.closeAllConnections();
     await new Promise((r) => this.#server?.close(r));
   }
