@@ -191,7 +191,10 @@ describe.each(["v0.1", "v0.3", "v1.0"] as const)("a %s JSON-RPC client", (dialec
 describe("@a2a-js/sdk's REST client of the router", () => {
   let client: Client;
   beforeAll(async () => {
-    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ["HTTP+JSON"] });
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new RestTransportFactory()],
+      preferredTransports: ["HTTP+JSON"],
+    });
     client = await new ClientFactory(options).createFromUrl(`${router.url}/agents/grpc/`);
   });
   const send = (text: string, extra = {}) => ({ tenant: "", message: sdkMessage(text, extra), configuration: undefined, metadata: undefined });
