@@ -19,6 +19,7 @@ import { grpcFailure, isServiceError } from "./grpc-status.js";
  */
 export class GrpcCarriage implements Carriage {
   #clients = new Map<string, Client>();
+  #closed = false;
 
   constructor(
     private readonly agentId: string,
@@ -30,33 +31,42 @@ export class GrpcCarriage implements Carriage {
     if (!method) throw new Error(`A2A's gRPC service has no rpc ${call.method}`);
     const request = this.#encode(method, call.params, options.tenant);
     const metadata = this.#metadata({ ...options.headers, ...call.headers });
-    const client = this.#client(endpoint);
+    // Once closed (router shutdown), a call still made (the cancels of the turns shutdown ended) gets a
+    // channel of its own, shut with it.
+    const own = this.#closed;
+    const client = own ? this.#newClient(endpoint) : this.#client(endpoint);
     const path = `/${a2aService.typeName}/${method.name}`;
-    if (method.methodKind === "server_streaming") {
-      const stream = client.makeServerStreamRequest(path, identity, identity, request, metadata);
-      for await (const bytes of this.#messages(stream, method, options.signal)) yield { kind: "event", result: this.#decode(method, bytes) };
-      return;
-    }
-    const bytes = await new Promise<Buffer>((resolve, reject) => {
-      const onAbort = () => unary.cancel();
-      const unary = client.makeUnaryRequest(path, identity, identity, request, metadata, (err: ServiceError | null, value?: Buffer) => {
-        options.signal.removeEventListener("abort", onAbort);
-        if (err) reject(this.#failure(err, method, options.signal));
-        else resolve(value ?? Buffer.alloc(0));
+    try {
+      if (method.methodKind === "server_streaming") {
+        const stream = client.makeServerStreamRequest(path, identity, identity, request, metadata);
+        for await (const bytes of this.#messages(stream, method, options.signal)) yield { kind: "event", result: this.#decode(method, bytes) };
+        return;
+      }
+      const bytes = await new Promise<Buffer>((resolve, reject) => {
+        const onAbort = () => unary.cancel();
+        const unary = client.makeUnaryRequest(path, identity, identity, request, metadata, (err: ServiceError | null, value?: Buffer) => {
+          options.signal.removeEventListener("abort", onAbort);
+          if (err) reject(this.#failure(err, method, options.signal));
+          else resolve(value ?? Buffer.alloc(0));
+        });
+        if (options.signal.aborted) onAbort();
+        else options.signal.addEventListener("abort", onAbort, { once: true });
       });
-      if (options.signal.aborted) onAbort();
-      else options.signal.addEventListener("abort", onAbort, { once: true });
-    });
-    yield { kind: "send", result: this.#decode(method, bytes) };
+      yield { kind: "send", result: this.#decode(method, bytes) };
+    } finally {
+      if (own) client.close();
+    }
   }
 
   /** Whether a channel to `endpoint` connects within CONNECT_TIMEOUT_MS: the agent's liveness when it serves no card. */
   connects(endpoint: string): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
     const client = this.#client(endpoint);
     return new Promise((resolve) => client.waitForReady(Date.now() + CONNECT_TIMEOUT_MS, (err) => resolve(!err)));
   }
 
   close(): void {
+    this.#closed = true;
     for (const client of this.#clients.values()) client.close();
     this.#clients.clear();
   }
@@ -107,13 +117,17 @@ export class GrpcCarriage implements Carriage {
   #client(endpoint: string): Client {
     let client = this.#clients.get(endpoint);
     if (!client) {
-      const { target, secure } = grpcTarget(endpoint);
-      client = new Client(target, secure ? credentials.createSsl() : credentials.createInsecure(), {
-        "grpc.max_receive_message_length": this.limits.maxAnswerBytes,
-      });
+      client = this.#newClient(endpoint);
       this.#clients.set(endpoint, client);
     }
     return client;
+  }
+
+  #newClient(endpoint: string): Client {
+    const { target, secure } = grpcTarget(endpoint);
+    return new Client(target, secure ? credentials.createSsl() : credentials.createInsecure(), {
+      "grpc.max_receive_message_length": this.limits.maxAnswerBytes,
+    });
   }
 
   /** The request as protobuf; the interface's tenant, when the card names one, in its `tenant` field. */
