@@ -13,7 +13,7 @@ import {
   type UpstreamProtocol,
 } from "../dialects/index.js";
 import { SchemaRegistry } from "../schema/validator.js";
-import { deadline } from "../client/index.js";
+import { type ClientCall, deadline } from "../client/index.js";
 import { MAX_ANSWER_BYTES } from "./limits.js";
 import { discoverAgent, parseProtocolChoice, type DiscoveredAgent } from "./card-discovery.js";
 import { Retrier, RETRY_DEFAULTS, type RetryPolicy } from "./retry.js";
@@ -152,9 +152,15 @@ export class HttpAgent implements AgentConnector {
     this.#grpc.close();
   }
 
-  /** What carries calls in the agent's binding. */
-  #carriage(found: Pick<DiscoveredAgent, "binding">): Carriage {
-    return found.binding === "GRPC" ? this.#grpc : this.#http;
+  /** Sends one call in the agent's binding (its carriage), with the agent's headers and the interface's tenant. */
+  #exchange(found: Pick<DiscoveredAgent, "binding" | "endpoint" | "tenant">, call: ClientCall, signal: AbortSignal, stream: boolean): AsyncGenerator<Answer> {
+    const carriage: Carriage = found.binding === "GRPC" ? this.#grpc : this.#http;
+    return carriage.exchange(found.endpoint, call, {
+      signal,
+      stream,
+      ...(this.#cfg.headers && { headers: this.#cfg.headers }),
+      ...(found.tenant !== undefined && { tenant: found.tenant }),
+    });
   }
 
   async *execute(ctx: ExecuteContext): AsyncGenerator<AgentUpdate> {
@@ -176,12 +182,7 @@ export class HttpAgent implements AgentConnector {
     const found = this.#found ?? this.#assumed();
     const protocol = upstreamProtocol(found.dialect, found.binding);
     const call = protocol.turn(ctx, found.streaming, known.taskId);
-    const answers = this.#carriage(found).exchange(found.endpoint, call, {
-      signal: ctx.signal,
-      stream: found.streaming,
-      ...(this.#cfg.headers && { headers: this.#cfg.headers }),
-      ...(found.tenant !== undefined && { tenant: found.tenant }),
-    });
+    const answers = this.#exchange(found, call, ctx.signal, found.streaming);
     const read = { ids: known, protocol, ctx };
     let lastState: TaskState | undefined;
     let index = 0;
@@ -246,12 +247,7 @@ export class HttpAgent implements AgentConnector {
     if (!found) return;
     const call = upstreamProtocol(found.dialect, found.binding).cancel(this.#upstreamIds.get(taskId)?.taskId ?? taskId);
     const limit = deadline(CANCEL_TIMEOUT_MS);
-    const answers = this.#carriage(found).exchange(found.endpoint, call, {
-      signal: limit.signal,
-      stream: false,
-      ...(this.#cfg.headers && { headers: this.#cfg.headers }),
-      ...(found.tenant !== undefined && { tenant: found.tenant }),
-    });
+    const answers = this.#exchange(found, call, limit.signal, false);
     try {
       // The answer (the canceled Task) tells the router nothing it does not know: the call was made.
       await answers.next();

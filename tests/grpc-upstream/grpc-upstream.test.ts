@@ -186,6 +186,19 @@ describe.each(["v0.1", "v0.3", "v1.0"] as const)("a %s JSON-RPC client", (dialec
     expect(statusText(second.result)).toBe(`Upstream agent grpc-plain answered gRPC NOT_FOUND (TASK_NOT_FOUND) on SendMessage: Task not found: ${taskId}`);
     expect(JSON.stringify(second)).not.toContain(theirs);
   });
+
+  test("an upstream gRPC error on a stream fails the task alike", async () => {
+    const first = await call("grpc", client.send, client.params("ask"));
+    const taskId = client.taskIdOf(first.result);
+    const theirs = streaming.tasks.at(-1)!.taskId;
+    streaming.forget();
+
+    const s = await openStream(router.url, client.stream, client.params("the red one", taskId), { ...path("grpc"), headers: client.headers });
+    const last = (await s.all()).map((e) => e.data.result as Json).at(-1)!;
+    expect(client.stateOf(last)).toBe("failed");
+    expect(statusText(last)).toBe(`Upstream agent grpc answered gRPC NOT_FOUND (TASK_NOT_FOUND) on SendStreamingMessage: Task not found: ${taskId}`);
+    expect(JSON.stringify(last)).not.toContain(theirs);
+  });
 });
 
 describe("@a2a-js/sdk's REST client of the router", () => {
