@@ -4,6 +4,7 @@ import { TaskError } from "../../router/core/errors.js";
 import { A2A_ERROR_DOMAIN } from "../../router/dialects/index.js";
 import { statusDetails } from "../../router/dialects/v10/grpc/proto.js";
 import { GRPC_STATUS_REASONS, grpcFailure } from "../../router/upstream/grpc-status.js";
+import { grpcTarget } from "../../router/upstream/grpc-transport.js";
 import { UpstreamUnreachable } from "../../router/upstream/transport.js";
 
 /**
@@ -66,5 +67,15 @@ describe("gRPC failures of an upstream agent", () => {
   test("every status but OK has a reason", () => {
     const codes = Object.values(status).filter((c): c is status => typeof c === "number" && c !== status.OK);
     for (const code of codes) expect(GRPC_STATUS_REASONS[code as Exclude<status, status.OK>]).toBeDefined();
+  });
+});
+
+describe("where a gRPC interface points", () => {
+  test("host:port as cards write it; a URL's host and port; https and grpcs are TLS", () => {
+    expect(grpcTarget("agent.example:50051")).toEqual({ target: "agent.example:50051", secure: false });
+    expect(grpcTarget("dns:///agent.example:50051")).toEqual({ target: "dns:///agent.example:50051", secure: false });
+    expect(grpcTarget("http://127.0.0.1:50051/a2a")).toEqual({ target: "127.0.0.1:50051", secure: false });
+    expect(grpcTarget("https://agent.example")).toEqual({ target: "agent.example", secure: true });
+    expect(grpcTarget("GRPCS://agent.example:443")).toEqual({ target: "agent.example:443", secure: true });
   });
 });
