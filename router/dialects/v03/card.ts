@@ -20,9 +20,10 @@ export function v03CardMembers(url: string, extendedCard: boolean): Record<strin
 }
 
 /**
- * The JSON-RPC and HTTP+JSON endpoints a card's v0.3 (or v0.1) members offer: `url` in its
+ * The JSON-RPC, HTTP+JSON and gRPC endpoints a card's v0.3 (or v0.1) members offer: `url` in its
  * preferredTransport (JSON-RPC when absent), then additionalInterfaces; all in the card's protocolVersion
- * (a card naming none is v0.3 when it has v0.3 members, else v0.1).
+ * (a card naming none is v0.3 when it has v0.3 members, else v0.1). Card discovery keeps those whose
+ * version and binding the router speaks (v0.3's REST and gRPC are not).
  */
 export function v03CardEndpoints(card: Record<string, unknown>): CardEndpoint[] {
   const named = typeof card.protocolVersion === "string" && card.protocolVersion !== "" ? card.protocolVersion : undefined;
