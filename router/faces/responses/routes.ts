@@ -38,7 +38,7 @@ export function mountResponsesFace(app: Express, deps: ResponsesFaceDeps): void 
     const request = parseResponsesRequest(parsed.value, req);
     if (!request.ok) return sendError(res, REQUEST_ERRORS.badRequest, request.message, request.param);
     try {
-      await createResponse(req, res, request.value, deps);
+      await createResponse(res, request.value, deps);
     } catch (err) {
       refuse(res, err, deps, "response refused");
     }
@@ -78,7 +78,7 @@ export function mountResponsesFace(app: Express, deps: ResponsesFaceDeps): void 
 }
 
 /** Starts the turn, then answers: at once (background), as a stream, or once the turn ended. */
-async function createResponse(req: Request, res: Response, request: ResponsesRequest, deps: ResponsesFaceDeps): Promise<void> {
+async function createResponse(res: Response, request: ResponsesRequest, deps: ResponsesFaceDeps): Promise<void> {
   const scope = callerScope(res);
   if (!deps.service.findAgent(request.model, scope.caller)) {
     return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.model}' does not exist`, "model");

@@ -13,8 +13,11 @@ import { createReplyReader, type ReplyChange, type ReplyEvent, type ReplyPart } 
 /** One thing to send: answer text, a new note line, or more of the last note line. */
 export type TurnStep =
   | { kind: "answer"; delta: string }
-  /** A new line apart from the answer; `from` says whether a status or an artifact said it. */
-  | { kind: "note"; text: string; from: "status" | "artifact" }
+  /**
+   * A new line apart from the answer; `from` says whether a status or an artifact said it, `snapshot` that a
+   * status gave it as the whole answer so far (it may turn out to be the answer itself).
+   */
+  | { kind: "note"; text: string; from: "status" | "artifact"; snapshot?: boolean }
   /** More of the last note line (an appended artifact chunk). */
   | { kind: "note-more"; text: string };
 
@@ -53,7 +56,7 @@ export function createTurnReader() {
         // A snapshot repeats the answer streamed so far (Eliza: the reply, then the callback): only what it
         // adds is a status line; the answer itself already went out.
         const line = change.textKind === "snapshot" && change.text.startsWith(streamed) ? change.text.slice(streamed.length).replace(/^\n+/, "") : change.text;
-        if (line !== "") out.push({ kind: "note", text: line, from: "status" });
+        if (line !== "") out.push({ kind: "note", text: line, from: "status", ...(change.textKind === "snapshot" && { snapshot: true }) });
         return;
       }
       case "artifact": {
