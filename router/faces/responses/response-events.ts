@@ -67,11 +67,6 @@ const NO_USAGE = {
 /** The A2A states that end a turn with an answer (input-required: the answer is the question). */
 const FINAL_STATUS: Record<string, ResponseStatus> = { failed: "failed", rejected: "failed", canceled: "cancelled" };
 
-/** Whether a held status line was the answer after all: the answer itself, or (a snapshot) a part of it. */
-function isAnswer(held: { text: string; snapshot: boolean }, answer: string): boolean {
-  return held.snapshot ? answer.includes(held.text) : answer === held.text;
-}
-
 /** A translation of one response's turn; `start()` first, then `feed` each of the turn's events in log order. */
 export function createResponseTranslator(base: ResponseBase) {
   const reader = createTurnReader();
@@ -180,18 +175,19 @@ export function createResponseTranslator(base: ResponseBase) {
     emit(out, "response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta, logprobs: [] });
   };
 
-  // A status line is held until the next event: a turn whose answer it turns out to be (the two-event rule of
-  // hub agents, echo's working status) had no progress, and its answer is not repeated as reasoning.
-  let held: { text: string; snapshot: boolean } | undefined;
+  // A snapshot line (the whole answer so far) is held until the next event: a turn whose answer it turns out
+  // to be (the two-event rule of hub agents, echo) had no progress, and its answer is not repeated as
+  // reasoning. Progress lines go out at once.
+  let held: string | undefined;
   const flushHeld = (out: ResponseEvent[]): void => {
-    if (held !== undefined) addNote(held.text, true, out);
+    if (held !== undefined) addNote(held, true, out);
     held = undefined;
   };
 
   const step = (s: TurnStep, out: ResponseEvent[]): void => {
     flushHeld(out);
     if (s.kind === "answer") addAnswer(s.delta, out);
-    else if (s.kind === "note" && s.from === "status") held = { text: s.text, snapshot: s.snapshot === true };
+    else if (s.kind === "note" && s.snapshot) held = s.text;
     else addNote(s.text, s.kind === "note", out);
   };
 
@@ -246,7 +242,7 @@ export function createResponseTranslator(base: ResponseBase) {
       }
       if (event.kind === "status") a2aState = event.status.state;
       const { steps, end } = reader.feed(event);
-      if (end && end.error === undefined && held !== undefined && isAnswer(held, end.answer)) held = undefined;
+      if (end && end.error === undefined && held !== undefined && end.answer.includes(held)) held = undefined;
       for (const s of steps) step(s, out);
       if (end) {
         flushHeld(out);
