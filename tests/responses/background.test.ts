@@ -31,7 +31,13 @@ beforeAll(async () => {
     port: 0,
     store: "memory",
     hostedAgents: [breaker],
-    config: { apiKeys: [{ key: "key-alice", name: "alice" }, { key: "key-bob", name: "bob" }], hub: { allowAnonymous: true } },
+    config: {
+      apiKeys: [
+        { key: "key-alice", name: "alice" },
+        { key: "key-bob", name: "bob" },
+      ],
+      hub: { allowAnonymous: true },
+    },
   });
   stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");
   await stepped.agent.ready;
