@@ -78,6 +78,13 @@ describe("background responses", () => {
     expect(summaries(done)).toEqual(["Looking things up", "Writing the answer"]);
   });
 
+  test("background and stream: the create streams, opening queued", async () => {
+    const events = await all(await alice.responses.create({ model: "echo", input: "both", background: true, stream: true }));
+    expect(events[0]).toMatchObject({ type: "response.created", response: { status: "queued", background: true } });
+    expect(events[1]).toMatchObject({ type: "response.in_progress", response: { status: "in_progress" } });
+    expect(events.at(-1)).toMatchObject({ type: "response.completed", response: { status: "completed", background: true } });
+  });
+
   test("a dropped stream resumes exactly from its sequence number: no event twice, none lost, in order", async () => {
     stepped.reset();
     const stream = await alice.responses.create({ model: "stepper", input: "again", stream: true });
