@@ -11,6 +11,7 @@
  * `response.incomplete` (a canceled turn, status `cancelled`).
  */
 import type { ReplyEvent } from "../../core/reply.js";
+import { TURN_ERRORS } from "../shared/openai-errors.js";
 import { createTurnReader, type TurnEnd, type TurnStep } from "../shared/turn-reader.js";
 
 /** What a response is, apart from its turn's events. */
@@ -64,7 +65,7 @@ const NO_USAGE = {
   total_tokens: 0,
 };
 
-/** The A2A states that end a turn with an answer (input-required: the answer is the question). */
+/** The status of a turn that ended in an A2A state other than completed: any other (input-required) is completed, its question the answer. */
 const FINAL_STATUS: Record<string, ResponseStatus> = { failed: "failed", rejected: "failed", canceled: "cancelled" };
 
 /** A translation of one response's turn; `start()` first, then `feed` each of the turn's events in log order. */
@@ -216,8 +217,10 @@ export function createResponseTranslator(base: ResponseBase) {
       closeMessage(end.answer, "completed", out);
     } else {
       if (message) closeMessage(message.item.content[0]!.text, "incomplete", out);
-      if (status === "failed")
-        error = { message: end.error, type: "server_error", param: null, code: end.state === "rejected" ? "agent_rejected" : "agent_failed" };
+      if (status === "failed") {
+        const { type, code } = TURN_ERRORS[end.state === "rejected" ? "rejected" : "failed"];
+        error = { message: end.error, type, param: null, code };
+      }
     }
     ended = true;
     const type = status === "completed" ? "response.completed" : status === "failed" ? "response.failed" : "response.incomplete";
