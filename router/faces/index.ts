@@ -1,7 +1,8 @@
 /**
  * The chat faces (CONTRACT 10): thin adapters over the task service and the reply reader, each mounted
- * with one call. OpenAI-compatible `/v1/*`, the AI SDK UI stream at `/api/chat`, the chat page at `/chat`.
+ * with one call. OpenAI-compatible `/v1/*` (Chat Completions, and the Responses API at `/v1/responses`), the AI SDK UI stream at `/api/chat`, the chat page at `/chat`.
  */
 export { mountOpenAiFace, type OpenAiFaceDeps } from "./openai/index.js";
+export { mountResponsesFace, type ResponsesFaceDeps } from "./responses/index.js";
 export { mountAiSdkFace, type AiSdkFaceDeps } from "./ai-sdk/index.js";
 export { mountChatPage } from "./chat-page/index.js";

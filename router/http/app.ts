@@ -18,7 +18,7 @@ import { rpcHandler } from "./rpc-route.js";
 import { sseOptions } from "./sse-options.js";
 import type { TaskService } from "../service/task-service.js";
 import { restHandler } from "../faces/rest/index.js";
-import { mountAiSdkFace, mountChatPage, mountOpenAiFace } from "../faces/index.js";
+import { mountAiSdkFace, mountChatPage, mountOpenAiFace, mountResponsesFace } from "../faces/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -164,6 +164,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The chat faces (CONTRACT 10): same agents, tasks and keys, other wires.
   const face = { service: deps.service, guard, maxBodyBytes: deps.maxBodyBytes, heartbeatMs: deps.heartbeatMs, logger: deps.logger };
   mountOpenAiFace(app, face);
+  mountResponsesFace(app, face);
   mountAiSdkFace(app, face);
   mountChatPage(app);
 

@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import { errorBody, REASON_ERRORS, REQUEST_ERRORS, type OpenAiError } from "../faces/openai/errors.js";
+import { errorBody, REASON_ERRORS, REQUEST_ERRORS, type OpenAiError } from "../faces/shared/openai-errors.js";
 import { failure } from "../jsonrpc/envelope.js";
 import { TaskError } from "../core/errors.js";
 import { RpcError, rpcErrorBody } from "../rpc/errors.js";

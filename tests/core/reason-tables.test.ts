@@ -3,7 +3,7 @@ import type { Response } from "express";
 import { TASK_ERROR_REASONS, TaskError, type TaskErrorReason } from "../../router/core/errors.js";
 import { A2A_REASON_NAMES, errorDetails } from "../../router/dialects/index.js";
 import { REASON_STATUS, sendRefusal } from "../../router/faces/ai-sdk/errors.js";
-import { fromThrown, REASON_ERRORS as OPENAI_ERRORS } from "../../router/faces/openai/errors.js";
+import { fromThrown, REASON_ERRORS as OPENAI_ERRORS } from "../../router/faces/shared/openai-errors.js";
 import { restError } from "../../router/faces/rest/errors.js";
 import type { RunningRouter } from "../../router/index.js";
 import { RPC_ERROR_CODES as C, REASON_CODES, RpcError, rpcErrorBody } from "../../router/rpc/errors.js";

@@ -1,13 +1,11 @@
 /**
- * A turn's events as OpenAI chat-completion deltas, pure (no I/O), over the shared reply reader:
- * the answer goes to `content`, progress and snapshots that are not the answer to `reasoning_content`
- * (one line each), artifacts that are not the answer to `reasoning_content` too.
- *
- * Only text known to be the answer streams as content (deltas; docs/reply-model.md). An answer the agent
- * rewrites (`answer-reset`: its final text does not extend the deltas it streamed) cannot be taken back on an OpenAI stream: the new answer follows in full after a blank line, so the last
- * paragraph of the streamed content is the answer. A non-stream reply always holds exactly the answer.
+ * A turn's events as OpenAI chat-completion deltas, pure (no I/O), over the shared turn reader
+ * (faces/shared/turn-reader.ts, itself over the one reply reader): the answer goes to `content`, progress and
+ * snapshots that are not the answer to `reasoning_content` (one line each), artifacts that are not the answer
+ * to `reasoning_content` too. A non-stream reply always holds exactly the answer.
  */
-import { createReplyReader, type ReplyChange, type ReplyEvent, type ReplyPart } from "../../core/reply.js";
+import type { ReplyEvent } from "../../core/reply.js";
+import { createTurnReader, type TurnEnd, type TurnStep } from "../shared/turn-reader.js";
 
 /** One `choices[0].delta`. */
 export interface CompletionDelta {
@@ -18,13 +16,12 @@ export interface CompletionDelta {
 /** What one event becomes: deltas to send, and the turn's end when it ended (`error`: it ended without an answer). */
 export interface CompletionStep {
   deltas: CompletionDelta[];
-  end?: { state: string; answer: string; error?: string };
+  end?: TurnEnd;
 }
 
-/** A reader for one turn; `content` is what the stream sent as content so far. */
+/** A reader for one turn. */
 export function createCompletionReader() {
-  const reader = createReplyReader();
-  let content = "";
+  const reader = createTurnReader();
   // Exactly what the stream sent as reasoning_content, so a non-stream reply reads the same.
   let reasoning = "";
 
@@ -35,63 +32,23 @@ export function createCompletionReader() {
     out.push({ reasoning_content: delta });
   };
 
-  const step = (change: ReplyChange, out: CompletionDelta[]): void => {
-    switch (change.type) {
-      case "answer":
-        content += change.delta;
-        out.push({ content: change.delta });
-        return;
-      case "answer-reset": {
-        const delta = content === "" ? change.text : `\n\n${change.text}`;
-        content += delta;
-        out.push({ content: delta });
-        return;
-      }
-      case "status": {
-        // A snapshot repeats the answer streamed so far (Eliza: the reply, then the callback): only what it
-        // adds is a status line; the answer itself is already in content.
-        const line = change.textKind === "snapshot" && change.text.startsWith(content) ? change.text.slice(content.length).replace(/^\n+/, "") : change.text;
-        if (line !== "") addReasoning(`${line}\n`, true, out);
-        return;
-      }
-      case "artifact": {
-        if (change.answer) return;
-        const text = partsLine(change.parts);
-        if (text === "") return;
-        // An appended chunk continues its line; a new artifact starts one (many agents never say lastChunk).
-        addReasoning(change.append ? text : `${change.name ?? change.artifactId}: ${text}`, !change.append, out);
-        return;
-      }
-      case "end":
-        return;
-    }
+  const step = (s: TurnStep, out: CompletionDelta[]): void => {
+    if (s.kind === "answer") out.push({ content: s.delta });
+    // A status line ends with its newline; an artifact's line stays open for its appended chunks.
+    else if (s.kind === "note") addReasoning(s.from === "status" ? `${s.text}\n` : s.text, true, out);
+    else addReasoning(s.text, false, out);
   };
 
   return {
     feed(event: ReplyEvent): CompletionStep {
-      const changes = reader.feed(event);
+      const { steps, end } = reader.feed(event);
       const deltas: CompletionDelta[] = [];
-      for (const change of changes) step(change, deltas);
-      const end = changes.find((c): c is Extract<ReplyChange, { type: "end" }> => c.type === "end");
-      if (!end) return { deltas };
-      return { deltas, end: { state: end.state, answer: end.answer, ...(end.error !== undefined && { error: end.error }) } };
+      for (const s of steps) step(s, deltas);
+      return end ? { deltas, end } : { deltas };
     },
     /** The status lines and non-answer artifacts of the turn so far, one per line. */
     get reasoning(): string {
       return reasoning.replace(/\n+$/, "");
     },
   };
-}
-
-/** A readable line for an artifact's parts: text as is, data as JSON, files by name and link. */
-export function partsLine(parts: readonly ReplyPart[]): string {
-  return parts
-    .map((p) => {
-      const part = p as ReplyPart & { data?: unknown; file?: { name?: string; uri?: string; mimeType?: string } };
-      if (part.kind === "text") return part.text ?? "";
-      if (part.kind === "data") return JSON.stringify(part.data);
-      if (part.kind === "file") return part.file?.uri ? `[${part.file.name ?? "file"}](${part.file.uri})` : `[${part.file?.name ?? "file"}]`;
-      return "";
-    })
-    .join("");
 }

@@ -10,7 +10,7 @@ import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { createCompletionReader, type CompletionDelta } from "./completion-reader.js";
-import { errorBody, fromThrown, openAiErrorBodies, REQUEST_ERRORS, sendError, TURN_ERRORS } from "./errors.js";
+import { errorBody, fromThrown, openAiErrorBodies, REQUEST_ERRORS, sendError, TURN_ERRORS } from "../shared/openai-errors.js";
 import { parseCompletionRequest, type CompletionRequest } from "./request.js";
 
 export interface OpenAiFaceDeps {

@@ -3,7 +3,7 @@
  * message is the task's message, and a session whose newest task waits for input continues that task.
  */
 import { randomUUID } from "node:crypto";
-import type { FilePart, StreamEvent, Message, Part, SendRequest } from "../../core/model.js";
+import type { FilePart, StreamEvent, Message, Metadata, Part, SendRequest } from "../../core/model.js";
 import { dialectByName } from "../../dialects/index.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
@@ -22,6 +22,9 @@ export interface ChatTurnRequest {
   text: string;
   /** Files sent with the text (the AI SDK face's attachments), after it. */
   files?: readonly FilePart[];
+  /** The user message's id (default: a new one) and metadata: a face that finds its turn's message again. */
+  messageId?: string;
+  messageMetadata?: Metadata;
   scope: Scope;
   /** Ends reading the events (the client went away); the turn itself goes on. */
   signal?: AbortSignal;
@@ -32,7 +35,12 @@ export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
 /** Starts the turn and returns its live events. TaskErrors (unknown agent, offline, ...) reach the face. */
 export async function startChatTurn(service: TaskService, req: ChatTurnRequest): Promise<ChatTurn> {
   const waiting = req.sessionId === undefined ? undefined : await waitingTask(service, req.sessionId, req.agent, req.scope);
-  const message: Message = { role: "user", parts: messageParts(req), messageId: randomUUID() };
+  const message: Message = {
+    role: "user",
+    parts: messageParts(req),
+    messageId: req.messageId ?? randomUUID(),
+    ...(req.messageMetadata !== undefined && { metadata: req.messageMetadata }),
+  };
   const send: SendRequest = {
     message,
     metadata: req.agent === undefined ? {} : { agent: req.agent },

@@ -30,7 +30,10 @@ export function clientGone(res: Response): AbortSignal {
   return aborter.signal;
 }
 
-/** An open SSE response that writes `data: <json>` frames (no ids: chat protocols do not resume by seq). */
+/**
+ * An open SSE response that writes `data: <json>` frames, with an `event:` name where the protocol has one
+ * (no ids: chat protocols do not resume by SSE id).
+ */
 export class DataStream {
   readonly #writer: SseWriter;
 
@@ -45,8 +48,8 @@ export class DataStream {
   }
 
   /** Writes one frame, waiting while the socket is full (a slow reader holds only its own stream). */
-  async send(data: unknown): Promise<void> {
-    const frame = formatEvent(typeof data === "string" ? data : JSON.stringify(data));
+  async send(data: unknown, event?: string): Promise<void> {
+    const frame = (event === undefined ? "" : `event: ${event}\n`) + formatEvent(typeof data === "string" ? data : JSON.stringify(data));
     if (!this.#writer.write(frame)) await this.#writer.drained();
   }
 

@@ -1,6 +1,7 @@
 /**
- * The OpenAI face's one error table: every task-service reason, and every way a turn can fail, as an HTTP
- * status plus OpenAI's error `type` and `code`. Bodies are OpenAI's shape `{error: {message, type, param, code}}`.
+ * OpenAI's error shape, one table for the two faces that speak it (Chat Completions and Responses, both under
+ * /v1): every task-service reason, and every way a turn can fail, as an HTTP status plus OpenAI's error `type`
+ * and `code`. Bodies are OpenAI's shape `{error: {message, type, param, code}}`.
  */
 import type { Response } from "express";
 import { TaskError, type TaskErrorReason } from "../../core/errors.js";
@@ -44,6 +45,8 @@ export const REQUEST_ERRORS = {
   unauthorized: { status: 401, type: "authentication_error", code: "invalid_api_key" },
   tooLarge: { status: 413, type: "invalid_request_error", code: "request_too_large" },
   notFound: { status: 404, type: "invalid_request_error", code: "model_not_found" },
+  /** A response id (Responses API) that names no response this caller may see. */
+  responseNotFound: { status: 404, type: "invalid_request_error", code: "response_not_found" },
   forbidden: { status: 403, type: "permission_error", code: "forbidden" },
   tooMany: { status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" },
   unavailable: { status: 503, type: "server_error", code: "unavailable" },
