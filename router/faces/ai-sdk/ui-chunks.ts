@@ -9,7 +9,7 @@
  * is always the turn's answer.
  */
 import type { StreamEvent } from "../../core/model.js";
-import { appendParts, createReplyReader, type ReplyChange, type ReplyPart } from "../../core/reply.js";
+import { appendParts, createReplyReader, WAITING_LABELS, type ReplyChange, type ReplyPart } from "../../core/reply.js";
 
 /** One UI message stream part, as written after `data: `. */
 export type UiChunk = { type: string } & Record<string, unknown>;
@@ -94,13 +94,19 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
         if (!change.answer) out.push(artifactChunk(change.artifactId));
         return;
       }
-      case "end":
+      case "end": {
         closeText(out);
-        status = { ...status, state: change.state };
+        // A task waiting for the user: the answer is the question; the status line says what it waits for.
+        const waiting = WAITING_LABELS[change.state];
+        status = waiting === undefined ? { ...status, state: change.state } : { taskId: turn.taskId, state: change.state, text: waiting };
         out.push(statusChunk());
         if (change.error !== undefined) out.push({ type: "error", errorText: change.error });
-        out.push({ type: "finish", finishReason: change.error !== undefined ? "error" : "stop" });
+        const finish: UiChunk = { type: "finish", finishReason: change.error !== undefined ? "error" : "stop" };
+        // useChat merges it into the message's metadata: `metadata.state` tells the UI the next message answers.
+        if (waiting !== undefined) finish.messageMetadata = { state: change.state };
+        out.push(finish);
         return;
+      }
     }
   };
 
