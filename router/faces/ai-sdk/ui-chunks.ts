@@ -2,7 +2,9 @@
  * A turn's events as AI SDK UI message stream parts (protocol v1), pure (no I/O), over the shared reply
  * reader: the answer as text parts, the status line as ONE `data-status` part per task (a stable `id`,
  * so `useChat` replaces it in place), artifacts that are not the answer as `data-artifact` parts (one per
- * artifact, replaced as it grows), a failed turn as an `error` part, then `finish`.
+ * artifact, replaced as it grows), a failed turn as an `error` part, then `finish`. A turn that ends waiting for
+ * the user (`input-required`) has the question as its answer, a status part saying so (WAITING_LABELS), and
+ * `finish` carrying `messageMetadata.state`.
  *
  * An answer the agent rewrites (`answer-reset`) cannot be edited in place on this protocol: the text part
  * streamed so far is closed and a new text part holds the whole new answer, so the message's LAST text part
