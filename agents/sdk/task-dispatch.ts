@@ -129,15 +129,22 @@ export class TaskDispatcher {
     if (signal.aborted) throw signal.reason;
     if (run.asking) throw new Error("ctx.ask is already waiting for an answer");
     if (typeof text !== "string" || text === "") throw new TypeError("ctx.ask needs the question as a non-empty string");
+    let canceled!: () => void;
     const answer = new Promise<Message>((resolve, reject) => {
       run.asking = resolve;
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      canceled = () => reject(signal.reason);
+      signal.addEventListener("abort", canceled, { once: true });
     });
-    // An unhandled rejection if the handler never awaited the ask: a cancel rejects it either way.
+    // Should the send below throw, nothing awaits the answer when a cancel rejects it: not an unhandled rejection.
     answer.catch(() => undefined);
-    await send(HUB_METHODS.TASK_COMPLETE, completeParams(taskId, "input-required", text));
-    this.#giveBack(run);
-    const message = await answer;
+    let message: Message;
+    try {
+      await send(HUB_METHODS.TASK_COMPLETE, completeParams(taskId, "input-required", text));
+      this.#giveBack(run);
+      message = await answer;
+    } finally {
+      signal.removeEventListener("abort", canceled);
+    }
     run.holdsSlot = await this.#slots.acquire(signal);
     if (!run.holdsSlot) throw signal.reason;
     return message;

@@ -111,7 +111,8 @@ export interface SkillResult {
   /** Sent on `task.complete`, e.g. `{ cost: { inputTokens: 12, usd: 0.0004 } }`. */
   metadata?: Metadata;
   /**
-   * Defaults to "completed"; "input-required" asks the client for another turn on the same task; "rejected"
+   * Defaults to "completed"; "input-required" asks the client for another turn on the same task (the handler
+   * is called again with it, `metadata.continuation` true; `ctx.ask` keeps one handler going instead); "rejected"
    * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why: returned
    * before anything else was sent, the client's send gets an error instead of a task.
    */
