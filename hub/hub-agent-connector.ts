@@ -6,7 +6,7 @@ import { agentText, MESSAGE_ANSWER_KEY, REJECTION_KEY, TEXT_KIND_KEY } from "../
 import { HUB_METHODS } from "./protocol.js";
 import { TaskChannel } from "./task-channel.js";
 import { messageFromWire, messageToWire } from "./translate.js";
-import { hubRequest, type ExecuteParams, type ExecuteResult, type HubProtocol } from "./wire/frames.js";
+import { CONTINUATION_KEY, hubRequest, type ExecuteParams, type ExecuteResult, type HubProtocol } from "./wire/frames.js";
 
 /** What a hub agent needs from its current connection. */
 export interface HubLink {
@@ -145,10 +145,16 @@ export class HubAgentConnector implements AgentConnector {
     return channel.updates();
   }
 
-  /** `task.execute` params in the agent's protocol version. */
+  /**
+   * `task.execute` params in the agent's protocol version. A task that has logged events before is taking its
+   * next turn after `input-required`: the execute names it with its existing id and says so (CONTINUATION_KEY).
+   */
   #executeParams(ctx: ExecuteContext): ExecuteParams {
     const { id: taskId, contextId } = ctx.task;
-    const metadata = { ...ctx.metadata, ...(ctx.skill && { skill: ctx.skill }) };
+    const metadata: Record<string, unknown> = { ...ctx.metadata, ...(ctx.skill && { skill: ctx.skill }) };
+    // The router's word, not the client's: a client's own `continuation` never reaches the agent.
+    if (ctx.task.lastSeq > 0) metadata[CONTINUATION_KEY] = true;
+    else delete metadata[CONTINUATION_KEY];
     if (this.protocol !== 2) return { id: taskId, sessionId: contextId, message: messageToWire(ctx.message), metadata };
     const message = messageToWire({ ...ctx.message, taskId, contextId }, 2, { taskId, contextId });
     return { id: taskId, contextId, message, metadata };

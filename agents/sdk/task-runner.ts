@@ -24,11 +24,12 @@ function errorText(err: unknown): string {
 }
 
 /**
- * Runs one turn of a task: streams a generator's chunks as `task.status`, then ends the turn with one
+ * Runs a task's handler: streams a generator's chunks as `task.status`, then ends the turn with one
  * `task.complete`. A throw fails the task with its message. Once `ctx.signal` is aborted (the client
  * canceled; the router has already ended the task) nothing more is sent and a generator is not pulled again.
+ * `chunks`: the current turn's streamed chunks, the default answer; `ctx.ask` ends a turn, so it empties them.
  */
-export async function runTask(handler: SkillHandler, text: string, ctx: TaskContext, send: SendFrame): Promise<void> {
+export async function runTask(handler: SkillHandler, text: string, ctx: TaskContext, send: SendFrame, chunks: string[] = []): Promise<void> {
   const { taskId, signal } = ctx;
   try {
     const out = handler(text, ctx);
@@ -36,7 +37,6 @@ export async function runTask(handler: SkillHandler, text: string, ctx: TaskCont
     let streamed: string | undefined;
     if (isAsyncIterable(out)) {
       const iterator = out[Symbol.asyncIterator]() as AsyncIterator<unknown, SkillReturn>;
-      const chunks: string[] = [];
       for (;;) {
         const step = await iterator.next();
         if (step.done) {

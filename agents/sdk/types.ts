@@ -79,7 +79,7 @@ export interface TaskContext {
   skill: string;
   /** The task's metadata as the client sent it (agent, skill, anything else). */
   metadata: Metadata;
-  /** The whole incoming message (the handler's first argument is its text). */
+  /** The whole incoming message (the handler's first argument is its text); after `ask`, the client's answer. */
   message: Message;
   /** Aborted when the client cancels the task or the agent closes. */
   signal: AbortSignal;
@@ -90,6 +90,14 @@ export interface TaskContext {
    * clients show apart from the answer, replaced by the next one.
    */
   status(text: string): Promise<void>;
+  /**
+   * Asks the client back: the turn ends `input-required` with `text` as its message, and the call resolves
+   * with the next message a client sends for this task (a continuation, CONTRACT 14). The handler then goes
+   * on in the same task, in a new turn: what it yields or returns next is that turn's answer. While it
+   * waits, the task holds none of the agent's `concurrency` slots. Rejects (and nothing more is sent) when
+   * the client cancels the task instead, or the agent closes.
+   */
+  ask(text: string): Promise<Message>;
 }
 
 /** States a handler may end a turn in. */
@@ -103,7 +111,8 @@ export interface SkillResult {
   /** Sent on `task.complete`, e.g. `{ cost: { inputTokens: 12, usd: 0.0004 } }`. */
   metadata?: Metadata;
   /**
-   * Defaults to "completed"; "input-required" asks the client for another turn on the same task; "rejected"
+   * Defaults to "completed"; "input-required" asks the client for another turn on the same task (the handler
+   * is called again with it, `metadata.continuation` true; `ctx.ask` keeps one handler going instead); "rejected"
    * declines the request (e.g. it lacks an extension the agent requires), with `text` saying why: returned
    * before anything else was sent, the client's send gets an error instead of a task.
    */

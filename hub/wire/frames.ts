@@ -87,6 +87,12 @@ export interface RegisterParams {
   running?: string[];
 }
 
+/**
+ * The `task.execute` metadata key that marks a continuation: the next turn of a task that ended its last turn
+ * `input-required` (CONTRACT 14). The execute carries the task's existing id; the message is the client's answer.
+ */
+export const CONTINUATION_KEY = "continuation";
+
 /** `task.execute` params: the message in the v0.1 shape (protocol 1) or A2A v1.0's (protocol 2). */
 export interface ExecuteParams<M = unknown> {
   /** The task id. */

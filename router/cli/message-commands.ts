@@ -54,9 +54,23 @@ async function prepare(text: string[], options: MessageOptions, io: CliIO) {
   return { client, codec, streams, taskId: taskId ?? "", input };
 }
 
+/**
+ * The artifacts a task holds before a send that continues it (`--task`), as JSON: the answer printed is this
+ * turn's, so an earlier turn's artifacts are not printed again. None when the task is new or cannot be read.
+ */
+async function earlierArtifacts(client: A2AClient, codec: ClientCodec, taskId: string): Promise<Set<string>> {
+  try {
+    const task = codec.readTask(await client.call(codec.get(taskId)));
+    return new Set(task.artifacts.map((a) => JSON.stringify(a)));
+  } catch {
+    return new Set();
+  }
+}
+
 /** `send`: a blocking send (tasks/send, message/send, SendMessage), printed once the turn ends. */
 export async function sendCommand(text: string[], options: MessageOptions, io: CliIO): Promise<number> {
   const { client, codec, taskId, input } = await prepare(text, options, io);
+  const earlier = options.task !== undefined && !options.json ? await earlierArtifacts(client, codec, taskId) : undefined;
   let result: unknown;
   try {
     result = await client.call(codec.send(input.message, input.metadata, false));
@@ -68,7 +82,7 @@ export async function sendCommand(text: string[], options: MessageOptions, io: C
   }
   const task: ClientTask = codec.readSend(result);
   if (options.json) jsonLine(io, result);
-  else printTaskText(io, task, false);
+  else printTaskText(io, earlier ? { ...task, artifacts: task.artifacts.filter((a) => !earlier.has(JSON.stringify(a))) } : task, false);
   return reportOutcome(io, task.id || taskId, task.status, options);
 }
 

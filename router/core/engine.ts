@@ -322,6 +322,9 @@ export class TaskEngine {
       }
       if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease)))
         throw TaskError.internal("the router could not store the cancel");
+      // The agent may still hold the task (an SDK handler in ctx.ask, an upstream task waiting for input): tell it.
+      const holder = this.#opts.agents.find(task.agentId);
+      holder?.cancel?.(taskId).catch((err) => this.#log.warn({ err, task: taskId }, "agent cancel failed"));
       return structuredClone(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an

@@ -67,6 +67,12 @@ const TURN_END = new Set(["completed", "canceled", "failed", "rejected", "input-
 /** Turn-ending states that carry no answer: a face shows them as an error. */
 export const FAILED_STATES: ReadonlySet<string> = new Set(["failed", "rejected", "canceled"]);
 
+/**
+ * Turn-ending states in which the task goes on with the user's next message (CONTRACT 14): the answer is the
+ * agent's question, and a face's status line says what the task waits for in these words.
+ */
+export const WAITING_LABELS: Readonly<Record<string, string>> = { "input-required": "needs your input", "auth-required": "needs your authorization" };
+
 /** The text of some parts, joined. */
 export function partsText(parts: readonly ReplyPart[] | undefined): string {
   let out = "";

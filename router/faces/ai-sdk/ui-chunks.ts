@@ -2,14 +2,16 @@
  * A turn's events as AI SDK UI message stream parts (protocol v1), pure (no I/O), over the shared reply
  * reader: the answer as text parts, the status line as ONE `data-status` part per task (a stable `id`,
  * so `useChat` replaces it in place), artifacts that are not the answer as `data-artifact` parts (one per
- * artifact, replaced as it grows), a failed turn as an `error` part, then `finish`.
+ * artifact, replaced as it grows), a failed turn as an `error` part, then `finish`. A turn that ends waiting for
+ * the user (`input-required`) has the question as its answer, a status part saying so (WAITING_LABELS), and
+ * `finish` carrying `messageMetadata.state`.
  *
  * An answer the agent rewrites (`answer-reset`) cannot be edited in place on this protocol: the text part
  * streamed so far is closed and a new text part holds the whole new answer, so the message's LAST text part
  * is always the turn's answer.
  */
 import type { StreamEvent } from "../../core/model.js";
-import { appendParts, createReplyReader, type ReplyChange, type ReplyPart } from "../../core/reply.js";
+import { appendParts, createReplyReader, WAITING_LABELS, type ReplyChange, type ReplyPart } from "../../core/reply.js";
 
 /** One UI message stream part, as written after `data: `. */
 export type UiChunk = { type: string } & Record<string, unknown>;
@@ -94,13 +96,19 @@ export function createUiChunkReader(turn: UiTurn, opts: UiChunkOptions = {}) {
         if (!change.answer) out.push(artifactChunk(change.artifactId));
         return;
       }
-      case "end":
+      case "end": {
         closeText(out);
-        status = { ...status, state: change.state };
+        // A task waiting for the user: the answer is the question; the status line says what it waits for.
+        const waiting = WAITING_LABELS[change.state];
+        status = waiting === undefined ? { ...status, state: change.state } : { taskId: turn.taskId, state: change.state, text: waiting };
         out.push(statusChunk());
         if (change.error !== undefined) out.push({ type: "error", errorText: change.error });
-        out.push({ type: "finish", finishReason: change.error !== undefined ? "error" : "stop" });
+        const finish: UiChunk = { type: "finish", finishReason: change.error !== undefined ? "error" : "stop" };
+        // useChat merges it into the message's metadata: `metadata.state` tells the UI the next message answers.
+        if (waiting !== undefined) finish.messageMetadata = { state: change.state };
+        out.push(finish);
         return;
+      }
     }
   };
 

@@ -4,7 +4,7 @@
  * `POST /api/chat/{chatId}/cancel`; a reload reattaches through `GET /api/chat/{chatId}/stream`.
  */
 import { createReplyReader } from "/chat/reply.js";
-import { applyChanges, messageElement, updateMessage } from "./render.js";
+import { applyChanges, messageElement, updateMessage, waitsForUser } from "./render.js";
 import { readDataEvents } from "./sse.js";
 import { loadState, newId, saveState } from "./store.js";
 
@@ -150,9 +150,13 @@ function running() {
   return last?.role === "assistant" && last.state === "running" ? last : undefined;
 }
 
+const PLACEHOLDER = els.message.placeholder;
+
 function setBusy(busy) {
   els.send.disabled = busy;
   els.stop.disabled = !busy;
+  // The agent asked a question: the next message answers it, in the same task (the router continues it).
+  els.message.placeholder = !busy && waitsForUser(state.messages[state.messages.length - 1]) ? "Answer the agent’s question" : PLACEHOLDER;
 }
 
 /** The streaming message's next paint, if one is due (an animation frame id). */

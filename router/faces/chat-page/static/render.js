@@ -3,7 +3,7 @@
  * answer, and its artifacts, all updated in place (never appended as new lines) as the turn goes on.
  */
 
-import { appendParts } from "/chat/reply.js";
+import { appendParts, WAITING_LABELS } from "/chat/reply.js";
 import { renderAnswer } from "./answer.js";
 
 /** The answer text each answer element shows (re-rendered only when it changed). */
@@ -57,8 +57,14 @@ export function updateMessage(li, msg) {
   renderArtifacts(li.querySelector(".artifacts"), msg);
 }
 
+/** Whether the message's task waits for the user: their next message answers it (the same task goes on). */
+export function waitsForUser(msg) {
+  return msg?.role === "assistant" && WAITING_LABELS[msg.state] !== undefined;
+}
+
 function stateLine(msg) {
   if (msg.error) return `${msg.state}: ${msg.error}`;
+  if (waitsForUser(msg)) return WAITING_LABELS[msg.state];
   return msg.state === "completed" ? "" : msg.state;
 }
 
