@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { FilePart, StreamEvent, Message, Part, SendRequest } from "../../core/model.js";
 import { dialectByName } from "../../dialects/index.js";
+import type { TurnOnce } from "../../service/idempotency.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
 
@@ -25,6 +26,10 @@ export interface ChatTurnRequest {
   scope: Scope;
   /** Ends reading the events (the client went away); the turn itself goes on. */
   signal?: AbortSignal;
+  /** The request's Idempotency-Key and digest: a retry gets the turn the first request started. */
+  once?: TurnOnce;
+  /** More of the task's metadata (the OpenAI face's `user` label). */
+  metadata?: Record<string, unknown>;
 }
 
 export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
@@ -35,11 +40,11 @@ export async function startChatTurn(service: TaskService, req: ChatTurnRequest):
   const message: Message = { role: "user", parts: messageParts(req), messageId: randomUUID() };
   const send: SendRequest = {
     message,
-    metadata: req.agent === undefined ? {} : { agent: req.agent },
+    metadata: { ...req.metadata, ...(req.agent !== undefined && { agent: req.agent }) },
     ...(req.sessionId !== undefined && { contextId: req.sessionId }),
     ...(waiting !== undefined && { taskId: waiting }),
   };
-  return service.stream(send, dialectByName(CHAT_DIALECT), req.scope, req.signal);
+  return service.stream(send, dialectByName(CHAT_DIALECT), req.scope, req.signal, req.once);
 }
 
 /** The session's newest task, when it waits for input from this chat (and from the same agent). */
