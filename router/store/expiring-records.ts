@@ -15,15 +15,26 @@ export class MemoryRecords implements ExpiringRecordStore {
   #records = new Map<string, { value: string; expiresAt: number }>();
   #sweepAt = 1024;
 
+  /** The read and the write in one synchronous step: no other claim runs between them. */
   async claim(key: string, value: string, ttlMs: number): Promise<string | undefined> {
-    const held = await this.read(key);
-    if (held !== undefined) return held;
-    await this.write(key, value, ttlMs);
-    return undefined;
+    checkRecord(key, value, ttlMs);
+    const held = this.#live(key);
+    if (held === undefined) this.#set(key, value, ttlMs);
+    return held;
   }
 
   async read(key: string): Promise<string | undefined> {
     checkKey("key", key);
+    return this.#live(key);
+  }
+
+  async write(key: string, value: string | undefined, ttlMs: number): Promise<void> {
+    checkRecord(key, value, ttlMs);
+    if (value === undefined) this.#records.delete(key);
+    else this.#set(key, value, ttlMs);
+  }
+
+  #live(key: string): string | undefined {
     const record = this.#records.get(key);
     if (!record) return undefined;
     if (record.expiresAt > Date.now()) return record.value;
@@ -31,9 +42,7 @@ export class MemoryRecords implements ExpiringRecordStore {
     return undefined;
   }
 
-  async write(key: string, value: string | undefined, ttlMs: number): Promise<void> {
-    checkRecord(key, value, ttlMs);
-    if (value === undefined) return void this.#records.delete(key);
+  #set(key: string, value: string, ttlMs: number): void {
     this.#records.set(key, { value, expiresAt: Date.now() + ttlMs });
     if (this.#records.size >= this.#sweepAt) this.#sweep();
   }
