@@ -208,3 +208,41 @@ describe("messageId dedupe", () => {
     expect(runs - before).toBe(1);
   });
 });
+
+describe("per API key", () => {
+  test("another key's Idempotency-Key, messageId or conversation is never this key's: each gets its own task and session", async () => {
+    const keyed = await testRouter({ eliza: false, hostedAgents: [counted], config: { apiKeys: ["k-one", "k-two"] } });
+    try {
+      const as = (key: string) => ({ authorization: `Bearer ${key}` });
+      const idem = randomUUID();
+      const body = JSON.stringify({ model: "counted", messages: [{ role: "user", content: "mine" }] });
+      const one = await post(`${keyed.url}/v1/chat/completions`, body, { ...as("k-one"), "idempotency-key": idem });
+      const two = await post(`${keyed.url}/v1/chat/completions`, body, { ...as("k-two"), "idempotency-key": idem });
+      expect(two.status).toBe(200);
+      expect(two.headers.get("x-task-id")).not.toBe(one.headers.get("x-task-id"));
+      // k-two replaying k-one's conversation does not join k-one's session.
+      const next = (key: string) =>
+        post(
+          `${keyed.url}/v1/chat/completions`,
+          JSON.stringify({
+            model: "counted",
+            messages: [
+              { role: "user", content: "mine" },
+              { role: "assistant", content: "you said: mine" },
+              { role: "user", content: "more" },
+            ],
+          }),
+          as(key),
+        );
+      expect((await next("k-one")).headers.get("x-session-id")).toBe(one.headers.get("x-session-id"));
+      expect((await next("k-two")).headers.get("x-session-id")).not.toBe(one.headers.get("x-session-id"));
+      const message = { kind: "message", role: "user", messageId: randomUUID(), contextId: randomUUID(), parts: [{ kind: "text", text: "m" }] };
+      const send = (key: string) => rpc(keyed.url, "message/send", { message, metadata: { agent: "counted" } }, { headers: as(key) });
+      const first = await send("k-one");
+      const other = await send("k-two");
+      expect(other.result.id).not.toBe(first.result.id);
+    } finally {
+      await keyed.close();
+    }
+  });
+});
