@@ -75,7 +75,9 @@ export class A2ARequestHandler {
       case "SendMessage": {
         const req = dialect.toSendRequest(params);
         const once = ctx.once ?? {};
-        const task = dialect.returnsImmediately?.(params) ? (await service.start(req, dialect, scope, once)).task : await service.send(req, dialect, scope, once);
+        const task = dialect.returnsImmediately?.(params)
+          ? (await service.start(req, dialect, scope, once)).task
+          : await service.send(req, dialect, scope, once);
         return value(dialect.renderSendResult(task, req.historyLength));
       }
       case "SendStreamingMessage": {

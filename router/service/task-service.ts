@@ -193,7 +193,13 @@ export class TaskService {
   }
 
   /** Starts a turn and streams its events as they are logged. */
-  async stream(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}, signal?: AbortSignal, once: TurnOnce = {}): Promise<StartedTurn & { events: EventStream }> {
+  async stream(
+    req: SendRequest,
+    dialect: DialectPolicy,
+    scope: Scope = {},
+    signal?: AbortSignal,
+    once: TurnOnce = {},
+  ): Promise<StartedTurn & { events: EventStream }> {
     const started = await this.start(req, dialect, scope, once);
     return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
   }

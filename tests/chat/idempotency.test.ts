@@ -149,7 +149,10 @@ describe("Idempotency-Key", () => {
     expect(err).toMatchObject({ status: 409, code: "idempotency_conflict" });
 
     const rpcKey = randomUUID();
-    const send = (t: string) => ({ message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text: t }] }, metadata: { agent: "counted" } });
+    const send = (t: string) => ({
+      message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text: t }] },
+      metadata: { agent: "counted" },
+    });
     const sent = await rpc(router.url, "message/send", send("a"), { headers: { "idempotency-key": rpcKey } });
     expect(sent.result.status.state).toBe("completed");
     const refused = await rpc(router.url, "message/send", send("b"), { headers: { "idempotency-key": rpcKey } });
@@ -158,9 +161,13 @@ describe("Idempotency-Key", () => {
 
     const restKey = randomUUID();
     const rest = (t: string) =>
-      post(`${router.url}/agents/counted/rest/message:send`, JSON.stringify({ message: { role: "ROLE_USER", messageId: randomUUID(), parts: [{ text: t }] } }), {
-        "idempotency-key": restKey,
-      });
+      post(
+        `${router.url}/agents/counted/rest/message:send`,
+        JSON.stringify({ message: { role: "ROLE_USER", messageId: randomUUID(), parts: [{ text: t }] } }),
+        {
+          "idempotency-key": restKey,
+        },
+      );
     const ok = await rest("x");
     expect(ok.status).toBe(200);
     const twice = await rest("y");
@@ -184,7 +191,10 @@ describe("messageId dedupe", () => {
   test("v0.3: a message sent again in its context answers the existing task", async () => {
     const before = runs;
     const contextId = randomUUID();
-    const params = { message: { kind: "message", role: "user", messageId: randomUUID(), contextId, parts: [{ kind: "text", text: "hi" }] }, metadata: { agent: "counted" } };
+    const params = {
+      message: { kind: "message", role: "user", messageId: randomUUID(), contextId, parts: [{ kind: "text", text: "hi" }] },
+      metadata: { agent: "counted" },
+    };
     const first = await rpc(router.url, "message/send", params);
     const again = await rpc(router.url, "message/send", params, { id: "2" });
     expect(again.result.id).toBe(first.result.id);

@@ -74,7 +74,12 @@ describe("the session of a chat completion", () => {
   test("a streamed conversation goes on in its session; system messages do not count; an unknown history is a new session", async () => {
     const system: ChatCompletionMessageParam = { role: "system", content: "be brief" };
     const first = await streamed("echo", [system, { role: "user", content: "one" }]);
-    const second = await streamed("echo", [system, { role: "user", content: "one" }, { role: "assistant", content: first.content }, { role: "user", content: "two" }]);
+    const second = await streamed("echo", [
+      system,
+      { role: "user", content: "one" },
+      { role: "assistant", content: first.content },
+      { role: "user", content: "two" },
+    ]);
     expect(second.session).toBe(first.session);
     // The same conversation without its system message is still that conversation.
     const third = await ask("echo", [

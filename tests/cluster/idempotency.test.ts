@@ -72,7 +72,10 @@ if (!reachable) {
       gate = new Promise<void>((r) => (openGate = r));
       const before = runs;
       const key = randomUUID();
-      const params = { message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text: "wait" }] }, metadata: { agent: "once" } };
+      const params = {
+        message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text: "wait" }] },
+        metadata: { agent: "once" },
+      };
       const first = await openStream(a!.url, "message/stream", params, { headers: { "idempotency-key": key } });
       await until(() => runs - before === 1, "the agent running the turn");
       const retry = await openStream(b!.url, "message/stream", params, { headers: { "idempotency-key": key }, id: "again" });

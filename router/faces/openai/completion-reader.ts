@@ -42,7 +42,7 @@ export function createCompletionReader() {
   /** Sends the held reasoning, less what the turn's answer says (that was the answer, not reasoning). */
   const release = (out: CompletionDelta[], answer?: string): void => {
     for (const { text, fresh, said } of held) {
-      if (said === "" || (answer !== undefined && answer.includes(said))) continue;
+      if (said === "" || answer?.includes(said)) continue;
       const delta = fresh && reasoning !== "" && !reasoning.endsWith("\n") ? `\n${text}` : text;
       reasoning += delta;
       out.push({ reasoning_content: delta });
