@@ -81,7 +81,8 @@ export class SqliteRecords implements ExpiringRecordStore {
 
   async write(key: string, value: string | undefined, ttlMs: number): Promise<void> {
     checkRecord(key, value, ttlMs);
-    await this.#call("writeRecord", key, value, Date.now() + ttlMs);
+    const now = Date.now();
+    await this.#call("writeRecord", key, value, now + ttlMs, now);
   }
 }
 

@@ -81,7 +81,7 @@ export class SqliteTables {
         "INSERT INTO records (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at",
       ),
       deleteRecord: db.prepare<[string]>("DELETE FROM records WHERE key = ?"),
-      // A few expired records go with each claim: the table holds about the live ones without a sweeper.
+      // A few expired records go with each claim and write: the table holds about the live ones without a sweeper.
       dropExpired: db.prepare<[number]>(`DELETE FROM records WHERE key IN (SELECT key FROM records WHERE expires_at <= ${INT_PARAM} LIMIT 16)`),
     };
     const stmt = this.#stmt;
@@ -150,10 +150,11 @@ export class SqliteTables {
     return this.#stmt.readRecord.get(key, now)?.value;
   }
 
-  /** `value` undefined deletes. */
-  writeRecord(key: string, value: string | undefined, expiresAt: number): void {
+  /** `value` undefined deletes. `now`: the caller's clock, for the expired records that go with it. */
+  writeRecord(key: string, value: string | undefined, expiresAt: number, now: number): void {
     if (value === undefined) this.#stmt.deleteRecord.run(key);
     else this.#stmt.writeRecord.run(key, value, expiresAt);
+    this.#stmt.dropExpired.run(now);
   }
 
   close(): void {

@@ -175,6 +175,16 @@ describe("Idempotency-Key", () => {
     expect(twice.body.error.message).toMatch(/Idempotency-Key/);
   });
 
+  test("an empty key or one longer than 256 characters is refused naming the header; nothing runs", async () => {
+    const before = runs;
+    const send = { message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text: "x" }] }, metadata: { agent: "counted" } };
+    for (const key of ["", "k".repeat(257)]) {
+      const refused = await rpc(router.url, "message/send", send, { headers: { "idempotency-key": key } });
+      expect(refused.error).toMatchObject({ code: -32602, data: { field: "Idempotency-Key" } });
+    }
+    expect(runs).toBe(before);
+  });
+
   test("REST message:send retried with the key answers the same task", async () => {
     const before = runs;
     const key = randomUUID();

@@ -44,7 +44,8 @@ export async function startChatTurn(service: TaskService, req: ChatTurnRequest):
     ...(req.sessionId !== undefined && { contextId: req.sessionId }),
     ...(waiting !== undefined && { taskId: waiting }),
   };
-  return service.stream(send, dialectByName(CHAT_DIALECT), req.scope, req.signal, req.once);
+  // The face makes each message id itself, so none repeats: nothing to look up (a retry is the Idempotency-Key's).
+  return service.stream(send, { ...dialectByName(CHAT_DIALECT), dedupesMessageIds: false }, req.scope, req.signal, req.once);
 }
 
 /** The session's newest task, when it waits for input from this chat (and from the same agent). */
