@@ -83,7 +83,11 @@ export class TurnClaims {
    * turn. A start that fails frees what it claimed, so the client's retry runs. Throws the conflict of a key
    * reused with another request.
    */
-  async once<T extends RecordedTurn>(claims: readonly TurnClaim[], start: () => Promise<T>, replay: (turn: RecordedTurn) => Promise<T>): Promise<T> {
+  async once<T extends { task: { id: string }; fromSeq: number }>(
+    claims: readonly TurnClaim[],
+    start: () => Promise<T>,
+    replay: (turn: RecordedTurn) => Promise<T>,
+  ): Promise<T> {
     const mine: TurnClaim[] = [];
     let turn: T;
     try {
@@ -98,7 +102,7 @@ export class TurnClaims {
       await Promise.all(mine.map((c) => this.#records.write(c.key, undefined, 0)));
       throw err;
     }
-    const record = (c: TurnClaim) => JSON.stringify({ d: c.digest ?? null, t: turn.taskId, s: turn.fromSeq });
+    const record = (c: TurnClaim) => JSON.stringify({ d: c.digest ?? null, t: turn.task.id, s: turn.fromSeq });
     await Promise.all(mine.map((c) => this.#records.write(c.key, record(c), this.#ttlMs)));
     return turn;
   }

@@ -142,15 +142,13 @@ export class TaskService {
     if (!claims?.length) return this.#start(req, dialect, scope, blocking);
     return this.#claims!.once(
       claims,
-      async () => {
-        const started = await this.#start(req, dialect, scope, blocking);
-        return { ...started, taskId: started.task.id };
-      },
+      // The started turn itself, not a copy: the engine knows a turn by this object (turnResult).
+      () => this.#start(req, dialect, scope, blocking),
       async ({ taskId, fromSeq }) => {
         const task = await this.#deps.engine.getTask(taskId);
         // The turn is another endpoint's (`/agents/{id}`) or gone: the key names something this request cannot get.
         if (!task || !this.#sees(task, scope)) throw TaskError.idempotencyConflict(claims[0]!.value);
-        return { task, fromSeq, replayed: true, taskId };
+        return { task, fromSeq, replayed: true };
       },
     );
   }
