@@ -256,7 +256,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
       ? (agentId: string | undefined, origin?: string, audience: CardAudience = "all") =>
           extendedCardProvider(agents, () => cardContext(origin))(agentId, audience)
       : undefined;
-  const service = new TaskService({ engine, agents, defaultAgent, push });
+  const service = new TaskService({ engine, agents, defaultAgent, push, records: store.records, idempotencyTtlMs: config.idempotency.ttlMs });
   // One A2A request handler behind every binding: JSON-RPC (through the dispatcher) and REST.
   const handler = new A2ARequestHandler({
     service,

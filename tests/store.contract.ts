@@ -11,6 +11,7 @@ import type { RouterStore } from "../router/store/index.js";
 import { at, makeEvent, makeTask, range } from "./helpers/store-fixtures.js";
 import { runMemoryStoreContract } from "./memory-store.contract.js";
 import { runListingContract } from "./store-listing.contract.js";
+import { runRecordsContract } from "./store-records.contract.js";
 
 export interface StoreContractOptions {
   /** Opens a new store over the data of `closed` (already closed). Given for stores whose data persists. */
@@ -205,6 +206,7 @@ export function runStoreContract(name: string, make: () => Promise<RouterStore>,
     });
 
     runListingContract(fresh);
+    runRecordsContract(fresh, options.reopen);
 
     test("listUnfinishedTasks returns the tasks not in a terminal state, following upserts", async () => {
       const store = await fresh();

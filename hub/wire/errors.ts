@@ -67,6 +67,7 @@ export const HUB_REASON_CODES: Record<TaskErrorReason, HubErrorCode> = {
   "content-type-not-supported": HUB_ERROR_CODES.INVALID_PARAMS,
   unauthenticated: HUB_ERROR_CODES.INVALID_REQUEST,
   "shutting-down": HUB_ERROR_CODES.INTERNAL_ERROR,
+  "idempotency-conflict": HUB_ERROR_CODES.INVALID_PARAMS,
   internal: HUB_ERROR_CODES.INTERNAL_ERROR,
 };
 

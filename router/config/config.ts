@@ -72,6 +72,8 @@ export interface RouterConfig {
     /** How long an instance that stops renewing its lease keeps it (and its turns) before others take over. */
     leaseMs: number;
   };
+  /** Retries that never run a turn twice (CONTRACT 14): how long an Idempotency-Key or messageId is remembered. */
+  idempotency: { ttlMs: number };
   eliza: { character?: string; plugins: string[] };
   /** Serve on a non-loopback address without client API keys. */
   allowOpen: boolean;
@@ -81,8 +83,9 @@ export interface RouterConfig {
 export type ApiKeyConfig = string | { key: string; name?: string; agents?: string[] };
 
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster" | "idempotency">> & {
   cluster?: Partial<RouterConfig["cluster"]>;
+  idempotency?: Partial<RouterConfig["idempotency"]>;
   hub?: Partial<RouterConfig["hub"]>;
   limits?: Partial<RouterConfig["limits"]>;
   eliza?: Partial<RouterConfig["eliza"]>;
@@ -118,6 +121,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   trustProxy: false,
   redisPrefix: "a2a-router:",
   cluster: { leaseMs: 5000 },
+  idempotency: { ttlMs: 86_400_000 },
   eliza: { plugins: [] },
   allowOpen: false,
 };

@@ -69,6 +69,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   if (env.TRUST_PROXY) out.trustProxy = boolFrom("TRUST_PROXY", env.TRUST_PROXY);
   if (env.A2A_ROUTER_REDIS_PREFIX) out.redisPrefix = env.A2A_ROUTER_REDIS_PREFIX;
   if (env.CLUSTER_LEASE_MS) out.cluster = { leaseMs: intFrom("CLUSTER_LEASE_MS", env.CLUSTER_LEASE_MS) };
+  if (env.IDEMPOTENCY_TTL_MS) out.idempotency = { ttlMs: intFrom("IDEMPOTENCY_TTL_MS", env.IDEMPOTENCY_TTL_MS) };
   if (env.HUB_TIMEOUT_MS) out.hub = { ...out.hub, timeoutMs: intFrom("HUB_TIMEOUT_MS", env.HUB_TIMEOUT_MS) };
   if (env.UPSTREAM_IDLE_MS) out.limits = { ...out.limits, upstreamIdleMs: intFrom("UPSTREAM_IDLE_MS", env.UPSTREAM_IDLE_MS) };
   if (env.HUB_BYTES_PER_SECOND) out.limits = { ...out.limits, hubBytesPerSecond: intFrom("HUB_BYTES_PER_SECOND", env.HUB_BYTES_PER_SECOND) };

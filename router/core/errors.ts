@@ -18,6 +18,7 @@ export type TaskErrorReason =
   | "content-type-not-supported"
   | "unauthenticated"
   | "shutting-down"
+  | "idempotency-conflict"
   | "internal";
 
 /** Every reason, for tables that must cover them all (tests keep the faces' tables complete). */
@@ -36,6 +37,7 @@ export const TASK_ERROR_REASONS: readonly TaskErrorReason[] = [
   "content-type-not-supported",
   "unauthenticated",
   "shutting-down",
+  "idempotency-conflict",
   "internal",
 ];
 
@@ -98,6 +100,14 @@ export class TaskError extends Error {
   }
   static shuttingDown(): TaskError {
     return new TaskError("shutting-down", "Internal error: router is shutting down");
+  }
+  /** An `Idempotency-Key` this owner already used, within its time, for a different request (CONTRACT 14). */
+  static idempotencyConflict(key: string): TaskError {
+    return new TaskError(
+      "idempotency-conflict",
+      `Invalid params: Idempotency-Key "${key}" was already used for a different request; send a new key for a new request`,
+      { field: "Idempotency-Key" },
+    );
   }
   static internal(detail: string): TaskError {
     return new TaskError("internal", `Internal error: ${detail}`);

@@ -98,3 +98,20 @@ export interface MemoryRecordStore {
   /** Oldest first (ties in insertion order); the newest `limit` when given. */
   listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]>;
 }
+
+/**
+ * Small records that expire, kept where the tasks are so every router on one store sees the same ones: what
+ * lets a retried request find the turn it started (`Idempotency-Key`, A2A `messageId`) and a chat conversation
+ * find its session (CONTRACT 14). A store holds them as its `records`. Keys and values are opaque strings; a record past its time is gone (a read
+ * never returns it, a claim takes its key). Every implementation passes tests/store-records.contract.ts.
+ */
+export interface ExpiringRecordStore {
+  /**
+   * Stores `value` under `key` for `ttlMs` unless a record is there, atomically (of two claims of one key, one
+   * wins, also across routers on one store). Resolves undefined when this call stored it, else the record's value.
+   */
+  claim(key: string, value: string, ttlMs: number): Promise<string | undefined>;
+  read(key: string): Promise<string | undefined>;
+  /** Stores (or replaces) the record for `ttlMs`; `value` undefined deletes it. */
+  write(key: string, value: string | undefined, ttlMs: number): Promise<void>;
+}

@@ -3,6 +3,7 @@ import { TaskError } from "../core/errors.js";
 import { isTerminal, TURN_END_STATES, type Task } from "../core/model.js";
 import { dialectByName, type Dialect, type Operation, type OutboundEvent } from "../dialects/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
+import type { TurnOnce } from "../service/idempotency.js";
 import type { Caller, Scope } from "../service/scope.js";
 import type { TaskService } from "../service/task-service.js";
 import { parseLastEventId } from "../sse/format.js";
@@ -20,6 +21,8 @@ export interface RequestContext {
   origin?: string;
   /** Ends reading a stream's events (the client went away); never the task. */
   signal?: AbortSignal;
+  /** A send's `Idempotency-Key` and the digest of the request it came with (service/idempotency.ts). */
+  once?: TurnOnce;
 }
 
 /** An operation's answer: one value in the request's dialect, or a stream of its events. */
@@ -71,11 +74,14 @@ export class A2ARequestHandler {
     switch (operation) {
       case "SendMessage": {
         const req = dialect.toSendRequest(params);
-        const task = dialect.returnsImmediately?.(params) ? (await service.start(req, dialect, scope)).task : await service.send(req, dialect, scope);
+        const once = ctx.once ?? {};
+        const task = dialect.returnsImmediately?.(params)
+          ? (await service.start(req, dialect, scope, once)).task
+          : await service.send(req, dialect, scope, once);
         return value(dialect.renderSendResult(task, req.historyLength));
       }
       case "SendStreamingMessage": {
-        const { task, events } = await service.stream(dialect.toSendRequest(params), dialect, scope, ctx.signal);
+        const { task, events } = await service.stream(dialect.toSendRequest(params), dialect, scope, ctx.signal, ctx.once);
         return stream(dialect, dialect.streamStartsWithTask ? [{ value: streamStart(dialect, task) }] : [], events);
       }
       case "SubscribeToTask":

@@ -7,7 +7,7 @@ import { refuse } from "./refusal.js";
 export const CORS_ALLOW = {
   methods: "POST, GET, OPTIONS",
   // The contract's list, plus X-API-Key: the README offers it beside Authorization for the same keys.
-  headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id, x-api-key",
+  headers: "authorization, content-type, last-event-id, a2a-version, x-agent, x-session-id, x-api-key, idempotency-key",
   /** Seconds a browser may cache a preflight answer. */
   maxAge: "600",
   /**

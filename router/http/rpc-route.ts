@@ -41,6 +41,7 @@ export function rpcHandler(deps: RpcRouteDeps) {
       pathAgentId: typeof req.params.agentId === "string" ? req.params.agentId : undefined,
       caller: callerOf(res),
       origin: requestOrigin(req),
+      idempotencyKey: req.get("idempotency-key"),
     });
     if (result.kind === "json") {
       if (result.body === undefined) res.status(204).end();

@@ -2,6 +2,7 @@ import { TaskError } from "../core/errors.js";
 import { assertA2AVersion, bindMethod, type Dialect } from "../dialects/index.js";
 import { isStreaming, MessageStream, type A2ARequestHandler } from "../handler/index.js";
 import type { SchemaRegistry } from "../schema/validator.js";
+import { requestDigest } from "../service/idempotency.js";
 import type { Caller } from "../service/scope.js";
 import { failure, success, type RpcId, type RpcResponse } from "../jsonrpc/envelope.js";
 import { errorDialect, RpcError, rpcErrorBody } from "./errors.js";
@@ -19,6 +20,8 @@ export interface CallContext {
   caller?: Caller;
   /** `scheme://host[:port]` the client used, for cards that point back at the router. */
   origin?: string;
+  /** `Idempotency-Key` request header: a send repeated with it gets the turn the first started (CONTRACT 14). */
+  idempotencyKey?: string;
   signal?: AbortSignal;
 }
 
@@ -49,8 +52,9 @@ export class Dispatcher {
     if (Array.isArray(body)) {
       if (body.length === 0) return { kind: "json", body: failure(null, RpcError.invalidRequest("empty batch").toJSON()) };
       const out: RpcResponse[] = [];
-      for (const item of body) {
-        const r = await this.#single(item, ctx, true);
+      for (const [i, item] of body.entries()) {
+        // One key for a batch: each request of it is the key's own, by its place in the batch.
+        const r = await this.#single(item, ctx.idempotencyKey === undefined ? ctx : { ...ctx, idempotencyKey: `${ctx.idempotencyKey}#${i}` }, true);
         if (r.kind === "json" && r.body) out.push(r.body as RpcResponse);
       }
       return { kind: "json", body: out.length ? out : undefined };
@@ -88,6 +92,7 @@ export class Dispatcher {
         ...(ctx.lastEventId !== undefined && { lastEventId: ctx.lastEventId }),
         ...(ctx.origin !== undefined && { origin: ctx.origin }),
         ...(ctx.signal && { signal: ctx.signal }),
+        ...(ctx.idempotencyKey !== undefined && { once: { idempotencyKey: ctx.idempotencyKey, requestDigest: withoutId(req) } }),
       });
       if (result.kind === "stream") return { kind: "stream", messages: new MessageStream(result.reply, jsonRpcFrame(id)) };
       return json(isNotification ? undefined : success(id, result.value));
@@ -103,6 +108,12 @@ export class Dispatcher {
 
 function json(body: RpcResponse | undefined): DispatchResult {
   return { kind: "json", body };
+}
+
+/** The digest of a request as its Idempotency-Key is compared with it: all but its `id` (a client's retry may renumber it). */
+function withoutId(req: object): string {
+  const { id: _id, ...rest } = req as Record<string, unknown>;
+  return requestDigest(rest);
 }
 
 function requestId(req: unknown): RpcId {

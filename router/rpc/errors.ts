@@ -75,6 +75,7 @@ export const REASON_CODES: Record<TaskErrorReason, RpcErrorCode> = {
   "content-type-not-supported": RPC_ERROR_CODES.CONTENT_TYPE_NOT_SUPPORTED,
   unauthenticated: RPC_ERROR_CODES.INVALID_REQUEST,
   "shutting-down": RPC_ERROR_CODES.INTERNAL_ERROR,
+  "idempotency-conflict": RPC_ERROR_CODES.INVALID_PARAMS,
   internal: RPC_ERROR_CODES.INTERNAL_ERROR,
 };
 

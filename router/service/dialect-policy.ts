@@ -21,5 +21,7 @@ export interface DialectPolicy {
   readonly name: DialectName;
   /** Whether a client-supplied task id may create a task (absent: it may, as in v0.1). */
   readonly clientNamesTasks?: boolean;
+  /** Whether a message id names a message once per context (v0.3/v1.0): a message sent again is not run again. */
+  readonly dedupesMessageIds?: boolean;
   readonly idFields: IdFields;
 }

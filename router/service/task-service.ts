@@ -3,10 +3,13 @@ import type { AgentDirectory } from "../core/agent-directory.js";
 import type { TaskEngine } from "../core/engine.js";
 import { TaskError } from "../core/errors.js";
 import type { EventStream } from "../core/event-stream.js";
+import type { ExpiringRecordStore } from "../core/store.js";
 import { isTerminal, TURN_END_STATES, type PushNotificationConfig, type SendRequest, type Task } from "../core/model.js";
 import type { DialectPolicy } from "./dialect-policy.js";
 import type { Caller, Scope } from "./scope.js";
 import { checkPushConfigId, checkSendIds } from "./id-limits.js";
+import { ConversationSessions } from "./conversations.js";
+import { DEFAULT_IDEMPOTENCY_TTL_MS, idempotencyClaim, messageClaim, requestDigest, TurnClaims, type TurnClaim, type TurnOnce } from "./idempotency.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
 
 /** Webhook configs per task (the push notifier); absent: push operations answer "not supported". */
@@ -28,12 +31,18 @@ export interface TaskServiceDeps {
   /** The agent of a request that names none. */
   defaultAgent: string;
   push?: PushService;
+  /** Where idempotency keys and message ids are remembered (the store's records); absent: requests are not deduplicated. */
+  records?: ExpiringRecordStore;
+  /** How long they are remembered (config `idempotency.ttlMs`). */
+  idempotencyTtlMs?: number;
 }
 
 /** A turn that was started: the task as stored, and the seq after which the turn's events are logged. */
 export interface StartedTurn {
   task: Task;
   fromSeq: number;
+  /** The turn an earlier request with the same Idempotency-Key or messageId started (not run again). */
+  replayed?: boolean;
 }
 
 /** Where a resubscription starts: a logged seq (`Last-Event-ID`), or the task's current state. */
@@ -75,9 +84,23 @@ const PAGE_SIZE = { default: 50, min: 1, max: 100 };
  */
 export class TaskService {
   #deps: TaskServiceDeps;
+  #claims: TurnClaims | undefined;
+  #conversations: ConversationSessions | undefined;
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
+    if (deps.records) this.#claims = new TurnClaims(deps.records, deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS);
+    if (deps.records) this.#conversations = new ConversationSessions(deps.records);
+  }
+
+  /** The session of a chat conversation this caller had answered by `agentId`, by its digest (service/conversations.ts). */
+  async conversationSession(agentId: string, digest: string, scope: Scope = {}): Promise<string | undefined> {
+    return this.#conversations?.find(scope.caller?.principal, agentId, digest);
+  }
+
+  /** Records that the answered conversation with digest `digest` is session `sessionId`, for the request that goes on with it. */
+  async rememberConversation(agentId: string, digest: string, sessionId: string, scope: Scope = {}): Promise<void> {
+    await this.#conversations?.remember(scope.caller?.principal, agentId, digest, sessionId);
   }
 
   /** The id of the agent a request that names none goes to, when the caller may use it. */
@@ -99,16 +122,47 @@ export class TaskService {
   /**
    * Starts a turn (a new task, or the next turn of a task waiting for input) and returns as soon as it is
    * stored. The agent is the path's, else `metadata.agent`, else the default. `dialect`: the request's
-   * dialect, as its caller knows it (the task is created in it; errors name its fields).
+   * dialect, as its caller knows it (the task is created in it; errors name its fields). `once`: the request's
+   * Idempotency-Key (service/idempotency.ts): a request that another with the same key (or, in a dialect that
+   * says so, the same messageId in the same context) already started gets that turn, `replayed`, not a new one.
    */
-  async start(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}): Promise<StartedTurn> {
-    return this.#start(req, dialect, scope, false);
+  async start(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}, once: TurnOnce = {}): Promise<StartedTurn> {
+    return this.#once(req, dialect, scope, once, false);
   }
 
   /** Starts a turn and waits for it to end (up to the task timeout, which fails the task): a blocking send. */
-  async send(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}): Promise<Task> {
-    const started = await this.#start(req, dialect, scope, true);
+  async send(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}, once: TurnOnce = {}): Promise<Task> {
+    const started = await this.#once(req, dialect, scope, once, true);
     return (await this.#deps.engine.turnResult(started)) ?? started.task;
+  }
+
+  /** Starts the turn, unless the request's identities name one already started (see `start`). */
+  async #once(req: SendRequest, dialect: DialectPolicy, scope: Scope, once: TurnOnce, blocking: boolean): Promise<StartedTurn> {
+    const claims = this.#claims && this.#claimsOf(req, dialect, scope, once);
+    if (!claims?.length) return this.#start(req, dialect, scope, blocking);
+    return this.#claims!.once(
+      claims,
+      // The started turn itself, not a copy: the engine knows a turn by this object (turnResult).
+      () => this.#start(req, dialect, scope, blocking),
+      async ({ taskId, fromSeq }) => {
+        const task = await this.#deps.engine.getTask(taskId);
+        // The turn is another endpoint's (`/agents/{id}`) or gone: the key names something this request cannot get.
+        if (!task || !this.#sees(task, scope)) throw TaskError.idempotencyConflict(claims[0]!.value);
+        return { task, fromSeq, replayed: true };
+      },
+    );
+  }
+
+  /** The identities a send claims: its Idempotency-Key, and its messageId within its context where the dialect dedupes them. */
+  #claimsOf(req: SendRequest, dialect: DialectPolicy, scope: Scope, once: TurnOnce): TurnClaim[] {
+    const owner = scope.caller?.principal;
+    const claims: TurnClaim[] = [];
+    if (once.idempotencyKey !== undefined) claims.push(idempotencyClaim(owner, once.idempotencyKey, once.requestDigest ?? requestDigest(req)));
+    // A message that names no context starts a new one: it cannot repeat one sent there (CONTRACT 14, docs/idempotency.md).
+    const context = req.contextId ?? req.message.contextId ?? (req.taskId === undefined ? undefined : `task:${req.taskId}`);
+    const { messageId } = req.message;
+    if (dialect.dedupesMessageIds && context !== undefined && messageId) claims.push(messageClaim(owner, context, messageId));
+    return claims;
   }
 
   async #start(req: SendRequest, dialect: DialectPolicy, scope: Scope, blocking: boolean): Promise<StartedTurn> {
@@ -137,8 +191,14 @@ export class TaskService {
   }
 
   /** Starts a turn and streams its events as they are logged. */
-  async stream(req: SendRequest, dialect: DialectPolicy, scope: Scope = {}, signal?: AbortSignal): Promise<StartedTurn & { events: EventStream }> {
-    const started = await this.start(req, dialect, scope);
+  async stream(
+    req: SendRequest,
+    dialect: DialectPolicy,
+    scope: Scope = {},
+    signal?: AbortSignal,
+    once: TurnOnce = {},
+  ): Promise<StartedTurn & { events: EventStream }> {
+    const started = await this.start(req, dialect, scope, once);
     return { ...started, events: this.#deps.engine.events(started.task.id, started.fromSeq, signal) };
   }
 
@@ -263,10 +323,14 @@ export class TaskService {
    * of other keys' tasks: `/agents/{id}` sees that agent's tasks, a key sees the tasks it created.
    */
   #visible(task: Task, scope: Scope): Task {
-    if (scope.agentId !== undefined && this.#deps.agents.find(scope.agentId)?.info.id !== task.agentId) throw TaskError.taskNotFound(task.id);
-    const principal = scope.caller?.principal;
-    if (principal !== undefined && task.owner !== principal) throw TaskError.taskNotFound(task.id);
+    if (!this.#sees(task, scope)) throw TaskError.taskNotFound(task.id);
     return task;
+  }
+
+  #sees(task: Task, scope: Scope): boolean {
+    if (scope.agentId !== undefined && this.#deps.agents.find(scope.agentId)?.info.id !== task.agentId) return false;
+    const principal = scope.caller?.principal;
+    return principal === undefined || task.owner === principal;
   }
 
   #ownerFilter(scope: Scope): { owner?: string } {

@@ -176,3 +176,10 @@ export function fitting(sizes: number[], maxBytes: number): number {
   }
   return sizes.length;
 }
+
+/** The last guard of an expiring record's arguments (ExpiringRecordStore): string key and value, a count of ms. */
+export function checkRecord(key: unknown, value: unknown, ttlMs: number): void {
+  checkKey("key", key);
+  if (value !== undefined) checkKey("value", value);
+  checkCount("ttlMs", ttlMs);
+}

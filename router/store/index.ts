@@ -10,7 +10,7 @@
  * close, or up to 15 s after its holder died) and refuses a store in use. `memory` and `sqlite::memory:` are
  * private to the process.
  */
-import type { MemoryRecordStore, TaskStore } from "../core/store.js";
+import type { ExpiringRecordStore, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore, type RedisStoreOptions } from "./redis-store.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -19,8 +19,8 @@ export { MemoryStore } from "./memory-store.js";
 export { SqliteStore } from "./sqlite-store.js";
 export { RedisStore, type RedisStoreOptions } from "./redis-store.js";
 
-/** What `openStore` opens: tasks and conversations in one place. */
-export type RouterStore = TaskStore & MemoryRecordStore;
+/** What `openStore` opens: tasks, conversations and expiring records (idempotency, chat sessions) in one place. */
+export type RouterStore = TaskStore & MemoryRecordStore & { readonly records: ExpiringRecordStore };
 
 /** A parsed `--store` value. */
 export type StoreSpec = { kind: "memory" } | { kind: "sqlite"; path: string } | { kind: "redis"; url: string };

@@ -13,6 +13,7 @@ import {
   pushConfigId,
   timeMs,
 } from "./common.js";
+import { MemoryRecords } from "./expiring-records.js";
 
 /**
  * A TaskStore held in process memory: the default for tests and `--store memory`. Nothing survives the process.
@@ -31,6 +32,8 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   /** Per room, its memories sorted by createdAt; equal times keep insertion order. */
   #rooms = new Map<string, MemoryRecord[]>();
   #memoryIds = new Set<string>();
+  /** Expiring records (idempotency keys, chat sessions). */
+  readonly records = new MemoryRecords();
 
   async commit(batch: CommitBatch): Promise<void> {
     const tasks = structuredClone(batch.tasks);

@@ -137,3 +137,11 @@ return 0`;
 
 /** What CLAIM_OWNER_LUA answers. */
 export const CLAIM = { ours: 1, taken: 2, held: 0 } as const;
+
+/** ExpiringRecordStore.claimRecord: KEYS[1] the record; ARGV value, ttl ms. Answers the held value, or false once stored. */
+export const CLAIM_RECORD_LUA = `
+local held = redis.call('GET', KEYS[1])
+if held then return held end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+`;

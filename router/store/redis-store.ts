@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import { TURN_END_STATES } from "../core/model.js";
 import type { CommitBatch, CommitResult, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
+import { RedisRecords } from "./expiring-records.js";
 import { RedisOwnerKey } from "./redis-owner.js";
 import { fillOwnerSets } from "./redis-owner-sets.js";
 import { ADD_MEMORY_LUA, COMMIT_LUA, type CommitScript } from "./redis-scripts.js";
@@ -98,6 +99,8 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
   #clusterKeys: ClusterKeys;
   /** Every task with an owner is in its owner's set (`connect()` made sure): listings by owner read that set. */
   #ownersIndexed = false;
+  /** Expiring records (idempotency keys, chat sessions): `record:<key>` keys. */
+  readonly records: RedisRecords;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
     const opts = { ...DEFAULTS, ...options };
@@ -122,6 +125,7 @@ export class RedisStore implements TaskStore, MemoryRecordStore {
     this.#redis.defineCommand("a2aRouterCommit", { numberOfKeys: 0, lua: COMMIT_LUA });
     const commands = this.#redis as unknown as Record<"a2aRouterCommit", CommitScript>;
     this.#commitScript = commands.a2aRouterCommit.bind(this.#redis);
+    this.records = new RedisRecords(this.#redis, opts.prefix);
     this.#owner = new RedisOwnerKey(this.#redis, {
       key: `${opts.prefix}owner`,
       ttlMs: opts.ownerTtlMs,

@@ -40,8 +40,8 @@ export function restartFlag(): Int32Array {
   return new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 }
 
-/** The writer's operations (SqliteTables' methods). */
-export const WRITE_OPS = ["commit", "setPushConfig", "deletePushConfig", "addMemory", "close"] as const;
+/** The writer's operations (SqliteTables' methods; the expiring records are read there too, next to their writes). */
+export const WRITE_OPS = ["commit", "setPushConfig", "deletePushConfig", "addMemory", "claimRecord", "readRecord", "writeRecord", "close"] as const;
 /**
  * Reads (SqliteQueries' methods): the writer serves a private in-memory database's, and those that met a lock
  * on the router's thread.

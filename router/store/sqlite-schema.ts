@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS memories (
   seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, room_id TEXT NOT NULL, created_at INTEGER NOT NULL,
   json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS memories_room ON memories (room_id, created_at, seq);
+CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at);
 `;
 
 /**

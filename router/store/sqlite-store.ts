@@ -4,6 +4,7 @@ import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
+import { SqliteRecords } from "./expiring-records.js";
 import { isFile } from "./sqlite-open.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
@@ -108,6 +109,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   #closed: Promise<void> | undefined;
   /** Why the worker is gone, once it is: every later call fails with it. */
   #gone: Error | undefined;
+  /** Expiring records (idempotency keys, chat sessions), in the file's `records` table. */
+  readonly records = new SqliteRecords((op, ...args) => this.#call(op, ...args));
 
   private constructor(
     path: string,

@@ -76,6 +76,13 @@ export class SqliteTables {
       ),
       deletePush: db.prepare<[string, string]>("DELETE FROM push_configs WHERE task_id = ? AND config_id = ?"),
       addMemory: db.prepare<[string, string, number, string]>("INSERT OR IGNORE INTO memories (id, room_id, created_at, json) VALUES (?, ?, ?, ?)"),
+      readRecord: db.prepare<[string, number], { value: string }>(`SELECT value FROM records WHERE key = ? AND expires_at > ${INT_PARAM}`),
+      writeRecord: db.prepare<[string, string, number]>(
+        "INSERT INTO records (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at",
+      ),
+      deleteRecord: db.prepare<[string]>("DELETE FROM records WHERE key = ?"),
+      // A few expired records go with each claim and write: the table holds about the live ones without a sweeper.
+      dropExpired: db.prepare<[number]>(`DELETE FROM records WHERE key IN (SELECT key FROM records WHERE expires_at <= ${INT_PARAM} LIMIT 16)`),
     };
     const stmt = this.#stmt;
     this.#commit = db.transaction((tasks: TaskRow[], events: EventRow[]) => {
@@ -128,6 +135,26 @@ export class SqliteTables {
   /** An id already stored is a no-op. */
   addMemory(id: string, roomId: string, createdAt: number, json: string): void {
     this.#stmt.addMemory.run(id, roomId, createdAt, json);
+  }
+
+  /** One writer per file: the read and the write of a claim cannot interleave with another claim. */
+  claimRecord(key: string, value: string, now: number, expiresAt: number): string | undefined {
+    const held = this.#stmt.readRecord.get(key, now)?.value;
+    if (held !== undefined) return held;
+    this.#stmt.writeRecord.run(key, value, expiresAt);
+    this.#stmt.dropExpired.run(now);
+    return undefined;
+  }
+
+  readRecord(key: string, now: number): string | undefined {
+    return this.#stmt.readRecord.get(key, now)?.value;
+  }
+
+  /** `value` undefined deletes. `now`: the caller's clock, for the expired records that go with it. */
+  writeRecord(key: string, value: string | undefined, expiresAt: number, now: number): void {
+    if (value === undefined) this.#stmt.deleteRecord.run(key);
+    else this.#stmt.writeRecord.run(key, value, expiresAt);
+    this.#stmt.dropExpired.run(now);
   }
 
   close(): void {

@@ -67,13 +67,13 @@ describe("POST /v1/chat/completions", () => {
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: 0 } });
   });
 
-  test("eliza: a callback action; content concatenates to the answer, callback snapshots go to reasoning", async () => {
+  test("eliza: a callback action; content concatenates to the answer, progress goes to reasoning, the answer never", async () => {
     const answer = "Sure! Let me play that.\n\nNow playing: **Some Jazz**";
     const s = await streamed("eliza", "play some jazz");
     expect(s.content).toBe(answer);
-    // Each callback snapshot adds only its own line to the reasoning: the answer is not repeated there.
-    expect(s.reasoning.at(-1)).toBe("Now playing: **Some Jazz**\n");
-    expect(s.reasoning.some((r) => r.includes("Sure! Let me play that."))).toBe(false);
+    // The callback's snapshots are lines of the answer: none of them is repeated in the reasoning (CONTRACT 14).
+    expect(s.reasoning).toContain("✨ Setting up playback...\n");
+    expect(s.reasoning.some((r) => r.includes("Now playing") || r.includes("Sure! Let me play that."))).toBe(false);
     expect(s.finish).toEqual(["stop"]);
     const reply = await client.chat.completions.create({ model: "eliza", messages: [{ role: "user", content: "play some jazz" }] });
     expect(reply.choices[0]!.message.content).toBe(answer);
@@ -169,7 +169,7 @@ describe("POST /v1/chat/completions", () => {
   test.each([
     [{ model: 5 }, "model", "model must be a string (an agent id; see GET /v1/models)"],
     [{ stream: "true" }, "stream", "stream must be a boolean"],
-    [{ user: 42 }, "user", "user must be a string (the session id)"],
+    [{ user: 42 }, "user", "user must be a string (the end user's label)"],
   ])("a field of the wrong type (%j) is 400 naming it, not silently ignored", async (patch, param, message) => {
     const body = { model: "echo", messages: [{ role: "user", content: "x" }], ...patch };
     const r = await fetch(`${rig.router.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify(body) });
@@ -177,7 +177,7 @@ describe("POST /v1/chat/completions", () => {
     expect(await r.json()).toEqual({ error: { message, type: "invalid_request_error", param, code: "invalid_request" } });
   });
 
-  test("a session id (user or X-Session-Id) longer than the id limit is 400 naming where it came from", async () => {
+  test("a user label or an X-Session-Id longer than the id limit is 400 naming where it came from", async () => {
     const long = "s".repeat(MAX_ID_CHARS + 1);
     const viaUser = await fetch(`${rig.router.url}/v1/chat/completions`, {
       method: "POST",
@@ -186,7 +186,7 @@ describe("POST /v1/chat/completions", () => {
     expect(viaUser.status).toBe(400);
     expect(await viaUser.json()).toEqual({
       error: {
-        message: `user (the session id) is longer than ${MAX_ID_CHARS} characters`,
+        message: `user is longer than ${MAX_ID_CHARS} characters`,
         type: "invalid_request_error",
         param: "user",
         code: "invalid_request",
@@ -203,9 +203,12 @@ describe("POST /v1/chat/completions", () => {
     expect(atLimit.choices[0]!.message.content).toBe("x");
   });
 
-  test("user (or X-Session-Id) is the A2A session: turns share the context id, eliza remembers by it", async () => {
+  test("X-Session-Id is the A2A session: turns share the context id, eliza remembers by it", async () => {
     const session = `s-${crypto.randomUUID()}`;
-    const first = await client.chat.completions.create({ model: "eliza", user: session, messages: [{ role: "user", content: "hello" }] });
+    const first = await client.chat.completions.create(
+      { model: "eliza", messages: [{ role: "user", content: "hello" }] },
+      { headers: { "X-Session-Id": session } },
+    );
     const second = await fetch(`${rig.router.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "x-session-id": session },
@@ -229,10 +232,17 @@ describe("POST /v1/chat/completions", () => {
   });
 
   test("a session whose task waits for input continues that task with the next message", async () => {
-    const session = `s-${crypto.randomUUID()}`;
-    const ask = await client.chat.completions.create({ model: "shouter", user: session, messages: [{ role: "user", content: "ask" }] });
+    const ask = await client.chat.completions.create({ model: "shouter", messages: [{ role: "user", content: "ask" }] });
     expect(ask.choices[0]!.message.content).toBe("which one?");
-    const next = await client.chat.completions.create({ model: "shouter", user: session, messages: [{ role: "user", content: "the red one" }] });
+    // The conversation goes on (its earlier messages are the one answered): its session, so its waiting task.
+    const next = await client.chat.completions.create({
+      model: "shouter",
+      messages: [
+        { role: "user", content: "ask" },
+        { role: "assistant", content: "which one?" },
+        { role: "user", content: "the red one" },
+      ],
+    });
     expect(next.choices[0]!.message.content).toBe("you said: the red one");
     expect(next.id).toBe(ask.id);
   });

@@ -81,6 +81,13 @@ const ROWS: Record<TaskErrorReason, Row> = {
   },
   unauthenticated: { rpc: C.INVALID_REQUEST, a2a: null, rest: [401, "UNAUTHENTICATED"], openAi: [401, "invalid_api_key"], aiSdk: 401 },
   "shutting-down": { rpc: C.INTERNAL_ERROR, a2a: null, rest: [503, "UNAVAILABLE"], openAi: [503, "shutting_down"], aiSdk: 503 },
+  "idempotency-conflict": {
+    rpc: C.INVALID_PARAMS,
+    a2a: "INVALID_PARAMS",
+    rest: [409, "ALREADY_EXISTS"],
+    openAi: [409, "idempotency_conflict"],
+    aiSdk: 409,
+  },
   internal: { rpc: C.INTERNAL_ERROR, a2a: null, rest: [500, "INTERNAL"], openAi: [500, "internal_error"], aiSdk: 500 },
 };
 
@@ -91,6 +98,9 @@ const STRUCT = "type.googleapis.com/google.protobuf.Struct";
 function recorder(): { res: Response; answer: { status?: number; body?: unknown } } {
   const answer: { status?: number; body?: unknown } = {};
   const res = {
+    set() {
+      return res;
+    },
     status(code: number) {
       answer.status = code;
       return res;

@@ -54,6 +54,15 @@ describe("configuration", () => {
     expect(() => configFromEnv({ CLUSTER_LEASE_MS: "soon" })).toThrow('Invalid config: CLUSTER_LEASE_MS must be an integer, got "soon"');
   });
 
+  test("idempotency.ttlMs: a day by default, env and file set it, it must be a positive integer", () => {
+    expect(resolveConfig(schemas, {}).idempotency).toEqual({ ttlMs: 86_400_000 });
+    expect(resolveConfig(schemas, { file: { idempotency: { ttlMs: 60_000 } } }).idempotency.ttlMs).toBe(60_000);
+    expect(resolveConfig(schemas, { file: { idempotency: { ttlMs: 60_000 } }, env: configFromEnv({ IDEMPOTENCY_TTL_MS: "5000" }) }).idempotency.ttlMs).toBe(
+      5000,
+    );
+    expect(() => resolveConfig(schemas, { file: { idempotency: { ttlMs: 0 } } })).toThrow(/idempotency\.ttlMs must be >= 1/);
+  });
+
   test("a bad store is named with the accepted forms", () => {
     expect(() => resolveConfig(schemas, { env: configFromEnv({ A2A_ROUTER_STORE: "mysql://x" }) })).toThrow(
       "Invalid config: store must be memory, sqlite:PATH or redis://...: got mysql://x",

@@ -91,6 +91,7 @@ describe("preflights", () => {
         "a2a-version",
         "authorization",
         "content-type",
+        "idempotency-key",
         "last-event-id",
         "x-agent",
         "x-api-key",

@@ -150,6 +150,33 @@ describe("a failing agent", () => {
   });
 });
 
+describe("Idempotency-Key (CONTRACT 14)", () => {
+  test("a retry with the same key gets the same response and never runs the turn again; another body is a conflict", async () => {
+    const runs = breakerRuns;
+    const first = await alice.responses.create({ model: "breaker", input: "once" }, { headers: { "Idempotency-Key": "resp-key-1" } });
+    const again = await alice.responses.create({ model: "breaker", input: "once" }, { headers: { "Idempotency-Key": "resp-key-1" } });
+    expect(again.id).toBe(first.id);
+    expect(again.status).toBe("failed");
+    expect(breakerRuns).toBe(runs + 1);
+    const res = await fetch(`${router.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: "Bearer key-alice", "content-type": "application/json", "idempotency-key": "resp-key-1" },
+      body: JSON.stringify({ model: "breaker", input: "another body" }),
+    });
+    expect(res.status).toBe(409);
+    expect(res.headers.get("x-should-retry")).toBe("false");
+    expect(await res.json()).toMatchObject({ error: { message: expect.stringContaining("Idempotency-Key") } });
+    expect(breakerRuns).toBe(runs + 1);
+  });
+
+  test("the same key from another owner is another turn", async () => {
+    const mine = await alice.responses.create({ model: "echo", input: "hi" }, { headers: { "Idempotency-Key": "resp-key-2" } });
+    const theirs = await bob.responses.create({ model: "echo", input: "hi" }, { headers: { "Idempotency-Key": "resp-key-2" } });
+    expect(theirs.id).not.toBe(mine.id);
+    expect(theirs.output_text).toBe(mine.output_text);
+  });
+});
+
 describe("keys and ownership (CONTRACT 12)", () => {
   test("another key's response is not found: retrieve, stream, cancel, previous_response_id", async () => {
     const mine = await alice.responses.create({ model: "echo", input: "private" });

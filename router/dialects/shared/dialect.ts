@@ -111,6 +111,8 @@ export interface Dialect {
    * false (v0.3/v1.0): a taskId must name an existing task, else TaskNotFound (v1.0 spec 3.4.2).
    */
   readonly clientNamesTasks?: boolean;
+  /** A message whose messageId its sender already sent in that context is answered with the turn it started (CONTRACT 14). */
+  readonly dedupesMessageIds?: boolean;
   /**
    * Where this dialect's clients write the ids a request carries (`pushId`: in a send, `pushSetId`: in a push
    * config set on its own), for errors that name the field the client wrote.

@@ -48,6 +48,7 @@ export const v03: Dialect = {
   },
   finishedResubscribe: "replay",
   clientNamesTasks: false,
+  dedupesMessageIds: true,
 
   paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
 

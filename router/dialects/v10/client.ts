@@ -52,6 +52,7 @@ export const v10: Dialect = {
   finishedResubscribe: "unsupported",
   streamFailure: "json",
   clientNamesTasks: false,
+  dedupesMessageIds: true,
 
   paramsSchemaId: schemaIdLookup(SCHEMA_IDS),
   readParams: readProtoNames,

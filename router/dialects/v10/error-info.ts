@@ -32,6 +32,8 @@ export const A2A_REASON_NAMES: Record<TaskErrorReason, string | undefined> = {
   "content-type-not-supported": "CONTENT_TYPE_NOT_SUPPORTED",
   unauthenticated: undefined,
   "shutting-down": undefined,
+  // The JSON-RPC code is -32602 (CONTRACT 14): the ErrorInfo says so too.
+  "idempotency-conflict": "INVALID_PARAMS",
   internal: undefined,
 };
 

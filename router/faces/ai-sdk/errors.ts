@@ -21,12 +21,15 @@ export const REASON_STATUS: Record<TaskErrorReason, number> = {
   "content-type-not-supported": 415,
   unauthenticated: 401,
   "shutting-down": 503,
+  "idempotency-conflict": 409,
   internal: 500,
 };
 
 /** Answers a refused request: a TaskError by its reason, a bad request as 400, anything else a bare 500. */
 export function sendRefusal(res: Response, err: unknown): void {
   if (err instanceof TaskError) {
+    // The key names another request: sending this one again cannot succeed (CONTRACT 14).
+    if (err.reason === "idempotency-conflict") res.set("x-should-retry", "false");
     res.status(REASON_STATUS[err.reason]).json({ error: { message: err.message, reason: err.reason, ...(err.data && { data: err.data }) } });
     return;
   }

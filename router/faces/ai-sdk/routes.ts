@@ -7,6 +7,7 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import type { StreamEvent } from "../../core/model.js";
+import { requestDigest } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn } from "../shared/chat-turn.js";
@@ -44,7 +45,11 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
       const refused = refusedFile(deps.service, agent, files, scope);
       if (refused) return sendBadRequest(res, refused.message, refused.field);
       const parts = files.map((f) => f.part);
-      const turn = await startChatTurn(deps.service, { agent, sessionId: chatId, text, files: parts, scope, signal });
+      const key = req.get("idempotency-key");
+      const once = key === undefined ? undefined : { idempotencyKey: key, requestDigest: requestDigest(parsed.value) };
+      const turn = await startChatTurn(deps.service, { agent, sessionId: chatId, text, files: parts, scope, signal, ...(once && { once }) });
+      // The turn ran: sending the request again would run another (CONTRACT 14).
+      res.setHeader("x-should-retry", "false");
       const ui = { taskId: turn.task.id, contextId: turn.task.contextId, agentId: turn.task.agentId, fromSeq: turn.fromSeq };
       await writeTurn(res, ui, turn.events, rawEvents(req), deps);
     } catch (err) {

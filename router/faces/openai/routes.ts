@@ -1,17 +1,20 @@
 /**
  * The OpenAI-compatible face (CONTRACT 10): `GET /v1/models` and `POST /v1/chat/completions`, a thin
- * adapter over the task service and the reply reader. A model is an agent; `user` or `X-Session-Id` is the
- * A2A session.
+ * adapter over the task service and the reply reader. A model is an agent; the A2A session is `X-Session-Id`,
+ * else the conversation's own (an answered conversation goes on in its session: service/conversations.ts);
+ * `user` only labels the end user.
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import type { StreamEvent } from "../../core/model.js";
+import { requestDigest } from "../../service/idempotency.js";
+import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { createCompletionReader, type CompletionDelta } from "./completion-reader.js";
-import { errorBody, fromThrown, openAiErrorBodies, REQUEST_ERRORS, sendError, TURN_ERRORS } from "../shared/openai-errors.js";
-import { parseCompletionRequest, type CompletionRequest } from "./request.js";
+import { errorBody, fromThrown, openAiErrorBodies, REASON_ERRORS, REQUEST_ERRORS, sendError, TURN_ERRORS } from "../shared/openai-errors.js";
+import { conversationDigest, parseCompletionRequest, type CompletionRequest } from "./request.js";
 
 export interface OpenAiFaceDeps {
   service: TaskService;
@@ -24,6 +27,12 @@ export interface OpenAiFaceDeps {
 
 /** Agents report no token counts. */
 const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/**
+ * Sent with every answer of a turn that ran, and with an idempotency conflict: the `openai` client then does not
+ * send the request again (it retries a 409 and every 5xx otherwise), which would run the turn twice (CONTRACT 14).
+ */
+const NO_RETRY = { "x-should-retry": "false" } as const;
 
 /** `created` of every model: agents have no creation time, the router's start is a stable stand-in. */
 const STARTED = Math.floor(Date.now() / 1000);
@@ -50,22 +59,41 @@ export function mountOpenAiFace(app: Express, deps: OpenAiFaceDeps): void {
     const request = parseCompletionRequest(parsed.value, req);
     if (!request.ok) return sendError(res, REQUEST_ERRORS.badRequest, request.message, request.param);
     const scope = callerScope(res);
-    if (!deps.service.findAgent(request.value.model, scope.caller)) {
-      return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.value.model}' does not exist`, "model");
-    }
+    const agent = deps.service.findAgent(request.value.model, scope.caller);
+    if (!agent) return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.value.model}' does not exist`, "model");
+    const { model, text, user } = request.value;
+    const key = req.get("idempotency-key");
     const signal = clientGone(res);
     let turn: ChatTurn;
     try {
-      turn = await startChatTurn(deps.service, { agent: request.value.model, sessionId: request.value.sessionId, text: request.value.text, scope, signal });
+      const sessionId = request.value.sessionId ?? (await sessionOf(deps.service, agent.info.id, request.value, scope));
+      turn = await startChatTurn(deps.service, {
+        agent: model,
+        sessionId,
+        text,
+        scope,
+        signal,
+        ...(key !== undefined && { once: { idempotencyKey: key, requestDigest: requestDigest(parsed.value) } }),
+        ...(user !== undefined && { metadata: { user } }),
+      });
     } catch (err) {
       const { err: e, message, param } = fromThrown(err);
       if (e.status >= 500) deps.logger.warn({ err }, "chat completion refused");
+      if (e === REASON_ERRORS["idempotency-conflict"]) res.set(NO_RETRY);
       return sendError(res, e, message, param);
     }
     res.setHeader("X-Task-Id", turn.task.id);
     res.setHeader("X-Session-Id", turn.task.contextId);
-    if (request.value.stream) await streamCompletion(res, turn, request.value, deps);
-    else await answerCompletion(res, turn, request.value);
+    res.set(NO_RETRY);
+    // What the next request of this conversation will send back as its earlier messages: recorded before the
+    // answer goes out, so that request finds it.
+    // Not recorded (the store failed): the next request starts a new session, which is no reason to fail this one.
+    const answered = (answer: string) =>
+      deps.service
+        .rememberConversation(agent.info.id, conversationDigest([...request.value.asked, ["assistant", answer.trim()]]), turn.task.contextId, scope)
+        .catch((err: unknown) => deps.logger.warn({ err }, "chat conversation not recorded"));
+    if (request.value.stream) await streamCompletion(res, turn, request.value, deps, answered);
+    else await answerCompletion(res, turn, request.value, answered);
   });
 }
 
@@ -85,7 +113,18 @@ function envelope(turn: ChatTurn, request: CompletionRequest, object: string) {
   };
 }
 
-async function answerCompletion(res: Response, turn: ChatTurn, request: CompletionRequest): Promise<void> {
+/**
+ * The session a request without `X-Session-Id` goes on in: the one of the conversation its earlier messages
+ * are, when the router answered exactly those; a new one otherwise (undefined).
+ */
+async function sessionOf(service: TaskService, agentId: string, request: CompletionRequest, scope: Scope): Promise<string | undefined> {
+  return request.earlier === undefined ? undefined : service.conversationSession(agentId, request.earlier, scope);
+}
+
+/** Records the answered conversation (its text as the client shows it) under the turn's session. */
+type Answered = (answer: string) => Promise<void>;
+
+async function answerCompletion(res: Response, turn: ChatTurn, request: CompletionRequest, answered: Answered): Promise<void> {
   const reader = createCompletionReader();
   let end: { state: string; answer: string; error?: string } | undefined;
   for await (const event of turn.events) {
@@ -97,6 +136,7 @@ async function answerCompletion(res: Response, turn: ChatTurn, request: Completi
     const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
     return void res.status(err.status).json(errorBody(err, end.error));
   }
+  await answered(end.answer);
   const reasoning = reader.reasoning;
   res.json({
     ...envelope(turn, request, "chat.completion"),
@@ -112,7 +152,7 @@ async function answerCompletion(res: Response, turn: ChatTurn, request: Completi
   });
 }
 
-async function streamCompletion(res: Response, turn: ChatTurn, request: CompletionRequest, deps: OpenAiFaceDeps): Promise<void> {
+async function streamCompletion(res: Response, turn: ChatTurn, request: CompletionRequest, deps: OpenAiFaceDeps, answered: Answered): Promise<void> {
   const stream = new DataStream(res, deps.heartbeatMs);
   const base = envelope(turn, request, "chat.completion.chunk");
   const chunk = (delta: CompletionDelta | Record<string, never>, finish: "stop" | null = null) => ({
@@ -130,6 +170,7 @@ async function streamCompletion(res: Response, turn: ChatTurn, request: Completi
         const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
         await stream.send(errorBody(err, end.error));
       } else {
+        await answered(reader.content);
         await stream.send(chunk({}, "stop"));
         if (request.includeUsage) await stream.send({ ...base, choices: [], usage: NO_USAGE });
       }

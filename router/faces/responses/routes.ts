@@ -4,11 +4,12 @@
  * an agent, a response is one turn of a task, `previous_response_id` continues that response's session (A2A
  * context), and every event a client sees is translated from the task's log (response-events.ts).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { TaskError } from "../../core/errors.js";
 import type { StreamEvent } from "../../core/model.js";
+import { requestDigest, type TurnOnce } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
@@ -37,8 +38,10 @@ export function mountResponsesFace(app: Express, deps: ResponsesFaceDeps): void 
     if (!parsed.ok) return sendError(res, REQUEST_ERRORS.badRequest, parsed.message, "body");
     const request = parseResponsesRequest(parsed.value, req);
     if (!request.ok) return sendError(res, REQUEST_ERRORS.badRequest, request.message, request.param);
+    const key = request.value.idempotencyKey;
+    const once = key === undefined ? undefined : { idempotencyKey: key, requestDigest: requestDigest(parsed.value) };
     try {
-      await createResponse(res, request.value, deps);
+      await createResponse(res, request.value, deps, once);
     } catch (err) {
       refuse(res, err, deps, "response refused");
     }
@@ -78,7 +81,7 @@ export function mountResponsesFace(app: Express, deps: ResponsesFaceDeps): void 
 }
 
 /** Starts the turn, then answers: at once (background), as a stream, or once the turn ended. */
-async function createResponse(res: Response, request: ResponsesRequest, deps: ResponsesFaceDeps): Promise<void> {
+async function createResponse(res: Response, request: ResponsesRequest, deps: ResponsesFaceDeps, once?: TurnOnce): Promise<void> {
   const scope = callerScope(res);
   if (!deps.service.findAgent(request.model, scope.caller)) {
     return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.model}' does not exist`, "model");
@@ -95,10 +98,11 @@ async function createResponse(res: Response, request: ResponsesRequest, deps: Re
     metadata: request.metadata,
     previousResponseId: request.previousResponseId ?? null,
   };
-  const messageId = randomUUID();
+  // A retry with the same Idempotency-Key gets the first request's turn: its message carries an id made from
+  // the key, so the response id (which names the message's place in the task) is found again.
+  const messageId = once?.idempotencyKey ? `resp-${createHash("sha256").update(once.idempotencyKey).digest("base64url").slice(0, 32)}` : randomUUID();
   // A background response that is not streamed reads none of its events here: its reader closes at once.
   const signal = request.background && !request.stream ? AbortSignal.abort() : clientGone(res);
-  // Idempotency (CONTRACT 14) plugs in here: request.idempotencyKey, given to the service with the turn.
   const turn = await startChatTurn(deps.service, {
     agent: request.model,
     sessionId,
@@ -107,6 +111,7 @@ async function createResponse(res: Response, request: ResponsesRequest, deps: Re
     messageMetadata: { [RESPONSE_METADATA_KEY]: asked },
     scope,
     signal,
+    ...(once && { once }),
   });
   const base = responseBase(turn.task, turn.fromSeq, await messageIndex(turn, messageId, deps.service, scope), asked);
   res.setHeader("X-Task-Id", turn.task.id);
@@ -177,5 +182,7 @@ function refuse(res: Response, err: unknown, deps: ResponsesFaceDeps, what: stri
   }
   const { err: e, message, param } = fromThrown(err);
   if (e.status >= 500) deps.logger.warn({ err }, what);
+  // A conflicting retry must not be sent again by the client (CONTRACT 14).
+  if (e === REASON_ERRORS["idempotency-conflict"]) res.set("x-should-retry", "false");
   sendError(res, e, message, param);
 }

@@ -29,6 +29,7 @@ export const REASON_ERRORS: Record<TaskErrorReason, RestError> = {
   "content-type-not-supported": { http: 400, status: "INVALID_ARGUMENT" },
   unauthenticated: { http: 401, status: "UNAUTHENTICATED" },
   "shutting-down": { http: 503, status: "UNAVAILABLE" },
+  "idempotency-conflict": { http: 409, status: "ALREADY_EXISTS" },
   internal: { http: 500, status: "INTERNAL" },
 };
 

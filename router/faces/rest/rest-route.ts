@@ -4,6 +4,7 @@ import { TaskError } from "../../core/errors.js";
 import { a2aVersionOf, assertA2AVersion, dialectByName, readProtoNames } from "../../dialects/index.js";
 import { MessageStream, type A2ARequestHandler, type Operation, type ResultFrame } from "../../handler/index.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../../schema/depth.js";
+import { requestDigest } from "../../service/idempotency.js";
 import { relaySse, type SseRelayOptions } from "../../sse/relay.js";
 import { FACE_ERRORS, faceError, restError } from "./errors.js";
 
@@ -71,11 +72,13 @@ export function restHandler(deps: RestRouteDeps) {
         const params = paramsOf({ req, args, body: parseBody(req) });
         const lastEventId = req.get("last-event-id");
         const origin = deps.origin?.(req);
+        const idempotencyKey = req.get("idempotency-key");
         const result = await deps.handler.handle(v10, operation, params, {
           agentId,
           ...(res.locals.caller && { caller: res.locals.caller }),
           ...(lastEventId !== undefined && { lastEventId }),
           ...(origin !== undefined && { origin }),
+          ...(idempotencyKey !== undefined && { once: { idempotencyKey, requestDigest: requestDigest({ operation, params }) } }),
         });
         if (result.kind === "value") res.json(result.value);
         else relaySse(res, new MessageStream(result.reply, bare), deps.relay);

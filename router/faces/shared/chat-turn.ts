@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { FilePart, StreamEvent, Message, Metadata, Part, SendRequest } from "../../core/model.js";
 import { dialectByName } from "../../dialects/index.js";
+import type { TurnOnce } from "../../service/idempotency.js";
 import type { StartedTurn, TaskService } from "../../service/task-service.js";
 import type { Scope } from "../../service/scope.js";
 
@@ -28,6 +29,10 @@ export interface ChatTurnRequest {
   scope: Scope;
   /** Ends reading the events (the client went away); the turn itself goes on. */
   signal?: AbortSignal;
+  /** The request's Idempotency-Key and digest: a retry gets the turn the first request started. */
+  once?: TurnOnce;
+  /** More of the task's metadata (the OpenAI face's `user` label). */
+  metadata?: Record<string, unknown>;
 }
 
 export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
@@ -43,11 +48,12 @@ export async function startChatTurn(service: TaskService, req: ChatTurnRequest):
   };
   const send: SendRequest = {
     message,
-    metadata: req.agent === undefined ? {} : { agent: req.agent },
+    metadata: { ...req.metadata, ...(req.agent !== undefined && { agent: req.agent }) },
     ...(req.sessionId !== undefined && { contextId: req.sessionId }),
     ...(waiting !== undefined && { taskId: waiting }),
   };
-  return service.stream(send, dialectByName(CHAT_DIALECT), req.scope, req.signal);
+  // The face makes each message id itself, so none repeats: nothing to look up (a retry is the Idempotency-Key's).
+  return service.stream(send, { ...dialectByName(CHAT_DIALECT), dedupesMessageIds: false }, req.scope, req.signal, req.once);
 }
 
 /** The session's newest task, when it waits for input from this chat (and from the same agent). */

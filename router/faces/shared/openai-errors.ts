@@ -29,6 +29,7 @@ export const REASON_ERRORS: Record<TaskErrorReason, OpenAiError> = {
   "content-type-not-supported": { status: 415, type: "invalid_request_error", code: "content_type_not_supported" },
   unauthenticated: { status: 401, type: "authentication_error", code: "invalid_api_key" },
   "shutting-down": { status: 503, type: "server_error", code: "shutting_down" },
+  "idempotency-conflict": { status: 409, type: "invalid_request_error", code: "idempotency_conflict" },
   internal: { status: 500, type: "server_error", code: "internal_error" },
 };
 

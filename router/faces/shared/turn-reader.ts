@@ -17,9 +17,10 @@ export type TurnStep =
    * A new line apart from the answer; `from` says whether a status or an artifact said it, `snapshot` that a
    * status gave it as the whole answer so far (it may turn out to be the answer itself).
    */
-  | { kind: "note"; text: string; from: "status" | "artifact"; snapshot?: boolean }
+  | { kind: "note"; text: string; from: "status" | "artifact"; snapshot?: boolean; said: string }
   /** More of the last note line (an appended artifact chunk). */
   | { kind: "note-more"; text: string };
+// `said` of a note: the agent's own text, without the artifact's name (what an answer may repeat).
 
 /** How a turn ended: its state and whole answer; `error` when it ended without one (failed, rejected, canceled). */
 export interface TurnEnd {
@@ -56,7 +57,7 @@ export function createTurnReader() {
         // A snapshot repeats the answer streamed so far (Eliza: the reply, then the callback): only what it
         // adds is a status line; the answer itself already went out.
         const line = change.textKind === "snapshot" && change.text.startsWith(streamed) ? change.text.slice(streamed.length).replace(/^\n+/, "") : change.text;
-        if (line !== "") out.push({ kind: "note", text: line, from: "status", ...(change.textKind === "snapshot" && { snapshot: true }) });
+        if (line !== "") out.push({ kind: "note", text: line, said: line, from: "status", ...(change.textKind === "snapshot" && { snapshot: true }) });
         return;
       }
       case "artifact": {
@@ -64,7 +65,7 @@ export function createTurnReader() {
         const text = partsLine(change.parts);
         if (text === "") return;
         // An appended chunk continues its line; a new artifact starts one (many agents never say lastChunk).
-        out.push(change.append ? { kind: "note-more", text } : { kind: "note", text: `${change.name ?? change.artifactId}: ${text}`, from: "artifact" });
+        out.push(change.append ? { kind: "note-more", text } : { kind: "note", text: `${change.name ?? change.artifactId}: ${text}`, said: text, from: "artifact" });
         return;
       }
       case "end":
