@@ -48,8 +48,15 @@ export class KeyRing {
 
 /** The key a request presents: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
 export function presentedKey(req: Request): string | undefined {
-  const auth = req.get("authorization");
-  const key = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : req.get("x-api-key")?.trim();
+  return keyOf(req.get("authorization"), req.get("x-api-key"));
+}
+
+/**
+ * The key in an `authorization` value (`Bearer <key>`) or else an `x-api-key` value, whatever carried them
+ * (HTTP headers, gRPC metadata): every face reads keys the same way.
+ */
+export function keyOf(authorization: string | undefined, apiKey: string | undefined): string | undefined {
+  const key = authorization && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : apiKey?.trim();
   return key || undefined;
 }
 

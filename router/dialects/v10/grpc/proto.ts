@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { create, createFileRegistry, type DescMessage, type DescService, fromBinary, fromJson, type JsonValue, toBinary, toJson } from "@bufbuild/protobuf";
 import { anyPack, anyUnpack, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { schemasDir } from "../../../schema/paths.js";
 
 /**
  * A2A v1.0's protobuf, the spec's normative source, for the gRPC binding (CONTRACT 17). The proto is compiled
@@ -11,10 +12,11 @@ import { anyPack, anyUnpack, FileDescriptorSetSchema } from "@bufbuild/protobuf/
  * JSON-RPC v1.0 client would have sent, and a result is encoded from the JSON it would have received.
  */
 
-const DESCRIPTORS = fileURLToPath(new URL("../../../../schemas/a2a-v1.0.1.binpb", import.meta.url));
+/** The committed descriptor set (a FileDescriptorSet, binary): the A2A proto and every proto it imports. */
+export const DESCRIPTOR_SET_PATH = join(schemasDir(), "a2a-v1.0.1.binpb");
 
 /** Every message and service of the A2A proto, google.rpc.Status and its error details. */
-export const protoRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTORS)));
+export const protoRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTOR_SET_PATH)));
 
 /** The proto's package. */
 export const A2A_PACKAGE = "lf.a2a.v1";

@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import { createServer, type AddressInfo, type Socket } from "node:net";
+import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { loadFileDescriptorSetFromBuffer } from "@grpc/proto-loader";
+import { ReflectionService } from "@grpc/reflection";
+import { HealthImplementation } from "grpc-health-check";
+import { DESCRIPTOR_SET_PATH, a2aService } from "../../dialects/v10/grpc/proto.js";
+import { isOverLimit, limitConnections } from "../../http/limits.js";
+import { a2aServiceDefinition, a2aServiceImplementation, type GrpcServiceDeps } from "./service.js";
+
+/** Where and within which bounds the gRPC face serves (CONTRACT 12 and 17). */
+export interface GrpcFaceOptions extends GrpcServiceDeps {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The largest request message (limits.maxBodyBytes): a bigger one is RESOURCE_EXHAUSTED. */
+  maxMessageBytes: number;
+  /** Open connections (limits.maxConnections): the next ones are closed at once. */
+  maxConnections: number;
+  /** Open connections from one client address (limits.maxConnectionsPerAddress). */
+  maxConnectionsPerAddress: number;
+  /** Calls at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerConnection: number;
+  /** HTTP/2 keepalive pings this often, so an idle stream through a proxy is not cut and a vanished peer is found. */
+  keepaliveMs: number;
+}
+
+/** The gRPC face, listening. */
+export interface RunningGrpcFace {
+  port: number;
+  /** Stops accepting calls, then ends the ones in flight. */
+  close(): Promise<void>;
+}
+
+/** How long calls in flight get to end once the face closes, before they are cut. */
+const DRAIN_MS = 1000;
+
+/**
+ * Serves `lf.a2a.v1.A2AService` (the A2A v1.0 gRPC binding), `grpc.health.v1.Health` and server reflection on
+ * its own port. Connections are accepted by a plain TCP server that counts them (the HTTP port's bounds, its
+ * own count) and hands those within bounds to grpc-js, whose own server has no connection bound.
+ */
+export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGrpcFace> {
+  const server = new Server({
+    "grpc.max_receive_message_length": options.maxMessageBytes,
+    "grpc.max_concurrent_streams": options.maxStreamsPerConnection,
+    "grpc.keepalive_time_ms": options.keepaliveMs,
+  });
+  server.addService(a2aServiceDefinition(), a2aServiceImplementation(options));
+  const health = new HealthImplementation({ "": "SERVING", [a2aService.typeName]: "SERVING" });
+  health.addToServer(server);
+  new ReflectionService(loadFileDescriptorSetFromBuffer(readFileSync(DESCRIPTOR_SET_PATH))).addToServer(server);
+
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const tcp = createServer();
+  limitConnections(tcp, options.maxConnections, options.maxConnectionsPerAddress);
+  // After limitConnections' own listener: it has marked (or destroyed) the connections past the bounds.
+  tcp.on("connection", (socket: Socket) => {
+    if (socket.destroyed) return;
+    if (isOverLimit(socket)) return void socket.destroy();
+    injector.injectConnection(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    tcp.once("error", reject);
+    tcp.listen(options.port, options.host, () => resolve());
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    port: (tcp.address() as AddressInfo).port,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        health.setStatus("", "NOT_SERVING");
+        tcp.close();
+        injector.drain(DRAIN_MS);
+        const timer = setTimeout(() => server.forceShutdown(), DRAIN_MS);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          injector.destroy();
+          resolve();
+        });
+      });
+      return closed;
+    },
+  };
+}
