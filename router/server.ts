@@ -295,7 +295,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
 
   const server = createServer(app);
-  limitConnections(server, config.limits.maxConnections, config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections));
+  const perAddress = config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections);
+  limitConnections(server, config.limits.maxConnections, perAddress);
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
@@ -323,8 +324,10 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
         host: config.host,
         port: config.grpc.port,
         maxMessageBytes: config.limits.maxBodyBytes,
-        maxConnections: config.limits.maxConnections,
-        maxConnectionsPerAddress: config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections),
+        connections: {
+          watch: (tcp) => limitConnections(tcp, config.limits.maxConnections, perAddress),
+          refused: isOverLimit,
+        },
         maxStreamsPerConnection: config.grpc.maxStreamsPerConnection,
         keepaliveMs: config.heartbeatMs,
       });

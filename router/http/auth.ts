@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyConfig } from "../config/config.js";
 import type { Caller } from "../service/scope.js";
 import type { AuthFailureLimiter } from "./auth-limiter.js";
+import { keyOf } from "../net/credentials.js";
 import { clientAddress } from "./origin.js";
 import { refuse } from "./refusal.js";
 
@@ -49,15 +50,6 @@ export class KeyRing {
 /** The key a request presents: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
 export function presentedKey(req: Request): string | undefined {
   return keyOf(req.get("authorization"), req.get("x-api-key"));
-}
-
-/**
- * The key in an `authorization` value (`Bearer <key>`) or else an `x-api-key` value, whatever carried them
- * (HTTP headers, gRPC metadata): every face reads keys the same way.
- */
-export function keyOf(authorization: string | undefined, apiKey: string | undefined): string | undefined {
-  const key = authorization && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : apiKey?.trim();
-  return key || undefined;
 }
 
 /** The caller the auth middleware attached to this request; undefined when no keys are configured. */

@@ -1,14 +1,22 @@
 import type { Metadata, StatusObject } from "@grpc/grpc-js";
-import type { AuthFailureLimiter } from "../../http/auth-limiter.js";
-import { type Caller, type KeyRing, keyOf } from "../../http/auth.js";
 import { TaskError } from "../../core/errors.js";
+import { keyOf } from "../../net/credentials.js";
+import type { Caller } from "../../service/scope.js";
 import { FACE_CODES, faceStatus, grpcStatus } from "./errors.js";
 
-/** The client API keys, as the HTTP faces check them: one ring and one failure count for every face. */
+/**
+ * The client API keys, as the HTTP faces check them: server.ts hands the face the router's key ring
+ * (router/http/auth.ts KeyRing) and its one count of failed authentications per address.
+ */
 export interface GrpcAuth {
-  keys: KeyRing;
+  keys: {
+    /** True when keys are configured (calls then need one). */
+    readonly enabled: boolean;
+    /** The caller a presented key stands for, or undefined. */
+    identify(presented: string): Caller | undefined;
+  };
   /** Failed authentications per client address (shared with HTTP and the hub's upgrade). */
-  limiter?: AuthFailureLimiter;
+  limiter?: { retryAfterSeconds(address: string): number; fail(address: string): void };
 }
 
 /** A call's authentication: the caller (undefined when no keys are configured), or the status refusing it. */

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
-import { createServer, type AddressInfo, type Socket } from "node:net";
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from "node:net";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { loadFileDescriptorSetFromBuffer } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation } from "grpc-health-check";
 import { DESCRIPTOR_SET_PATH, a2aService } from "../../dialects/v10/grpc/proto.js";
-import { isOverLimit, limitConnections } from "../../http/limits.js";
 import { a2aServiceDefinition, a2aServiceImplementation, type GrpcServiceDeps } from "./service.js";
 
 /** Where and within which bounds the gRPC face serves (CONTRACT 12 and 17). */
@@ -15,10 +14,12 @@ export interface GrpcFaceOptions extends GrpcServiceDeps {
   port: number;
   /** The largest request message (limits.maxBodyBytes): a bigger one is RESOURCE_EXHAUSTED. */
   maxMessageBytes: number;
-  /** Open connections (limits.maxConnections): the next ones are closed at once. */
-  maxConnections: number;
-  /** Open connections from one client address (limits.maxConnectionsPerAddress). */
-  maxConnectionsPerAddress: number;
+  /**
+   * The router's connection bounds (limits.maxConnections, maxConnectionsPerAddress), as the HTTP port applies
+   * them (router/http/limits.ts): `watch` counts the face's TCP connections, `refused` says one is past a bound
+   * (it is then closed at once: gRPC has no 503 to answer it with).
+   */
+  connections: { watch(server: NetServer): void; refused(socket: Socket): boolean };
   /** Calls at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
   maxStreamsPerConnection: number;
   /** HTTP/2 keepalive pings this often, so an idle stream through a proxy is not cut and a vanished peer is found. */
@@ -53,11 +54,11 @@ export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGr
 
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
   const tcp = createServer();
-  limitConnections(tcp, options.maxConnections, options.maxConnectionsPerAddress);
-  // After limitConnections' own listener: it has marked (or destroyed) the connections past the bounds.
+  options.connections.watch(tcp);
+  // After the bounds' own listener: it has marked (or destroyed) the connections past them.
   tcp.on("connection", (socket: Socket) => {
     if (socket.destroyed) return;
-    if (isOverLimit(socket)) return void socket.destroy();
+    if (options.connections.refused(socket)) return void socket.destroy();
     injector.injectConnection(socket);
   });
   await new Promise<void>((resolve, reject) => {

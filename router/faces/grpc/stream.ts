@@ -1,4 +1,4 @@
-import type { ServerWritableStream } from "@grpc/grpc-js";
+import { Metadata, type ServerWritableStream } from "@grpc/grpc-js";
 import { memoForm, setMemoForm } from "../../core/event-memo.js";
 import type { StreamEvent } from "../../core/model.js";
 import type { OutboundEvent } from "../../dialects/index.js";
@@ -12,6 +12,9 @@ export interface GrpcRelayOptions {
   onOpen?: () => void;
   onEnd?: () => void;
 }
+
+/** The response header naming the seq a stream's logged events follow (the value that would replay them all). */
+export const SEQ_HEADER = "last-event-id";
 
 const STREAM_RESPONSE = messageType("lf.a2a.v1.StreamResponse");
 /** The memo key of an event's StreamResponse bytes: every gRPC stream of the event shares one encoding. */
@@ -47,6 +50,15 @@ class GrpcRelay {
     // A connection that breaks without a cancel (the peer vanished) ends the stream as well.
     this.#call.once("close", () => this.#stop());
     this.#guard(() => {
+      // gRPC messages carry no id as SSE events do: the response headers say the seq the stream's logged events
+      // follow (every message but an opening Task is one, in log order without gaps), so a client knows the
+      // seq of each one it got and resumes exactly with `last-event-id` (CONTRACT 4 and 17).
+      const { events } = this.#reply;
+      if (events) {
+        const headers = new Metadata();
+        headers.set(SEQ_HEADER, String(events.position));
+        this.#call.sendMetadata(headers);
+      }
       const first = this.#reply.opening.map((o) => ("event" in o ? this.#encodeEvent(o.event) : encodeJson(STREAM_RESPONSE, o.value)));
       this.#write(first, 0);
     });
