@@ -127,7 +127,8 @@ describe("tenants and streams", () => {
 
   test("grpc.health.v1 answers SERVING for the server and for lf.a2a.v1.A2AService", async () => {
     const Health = makeGenericClientConstructor(healthService as never, "Health");
-    const health = new Health(`127.0.0.1:${router.grpcPort}`, credentials.createInsecure()) as Client & Record<string, Function>;
+    const health = new Health(`127.0.0.1:${router.grpcPort}`, credentials.createInsecure()) as Client &
+      Record<string, (req: unknown, md: Metadata, cb: (err: Error | null, res: { status: string }) => void) => void>;
     const check = (service: string) =>
       new Promise<{ status: string }>((resolve, reject) =>
         health.Check!({ service }, new Metadata(), (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
