@@ -86,6 +86,15 @@ describe("the gRPC face with API keys", () => {
     const card = await alice.getAgentCard(A);
     expect(card.capabilities?.extendedAgentCard).toBe(true);
     expect(card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")).toMatchObject({ url: `127.0.0.1:${router.grpcPort}`, tenant: "echo" });
+    // GetExtendedAgentCard itself: the tenant's card, or without one the router's (whose GRPC interface has no tenant).
+    const raw = rawClient(`127.0.0.1:${router.grpcPort}`);
+    const auth = { authorization: "Bearer alice-key" };
+    const echo = await raw.unary("GetExtendedAgentCard", { tenant: "echo" }, auth);
+    expect(echo.supportedInterfaces).toContainEqual({ url: `127.0.0.1:${router.grpcPort}`, protocolBinding: "GRPC", protocolVersion: "1.0", tenant: "echo" });
+    const own = await raw.unary("GetExtendedAgentCard", {}, auth);
+    expect(own.name).toBe("a2a-router");
+    expect(own.supportedInterfaces).toContainEqual({ url: `127.0.0.1:${router.grpcPort}`, protocolBinding: "GRPC", protocolVersion: "1.0" });
+    raw.close();
   });
 
   test("a missing or wrong key is UNAUTHENTICATED; past authFailuresPerMinute even a good key is RESOURCE_EXHAUSTED", async () => {
