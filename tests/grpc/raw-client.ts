@@ -80,3 +80,13 @@ export function statusOf(err: unknown): { code: number; details: string; info?: 
 export function userMessage(text: string, messageId: string = `m-${Math.random().toString(36).slice(2)}`): Json {
   return { messageId, role: "ROLE_USER", parts: [{ text }] };
 }
+
+/**
+ * Closes the gRPC channel of an @a2a-js/sdk Client made for the GRPC binding (the SDK offers no close): its
+ * transport, or the tenant decorator around it, holds a grpc-js client.
+ */
+export function closeSdkClient(client: { transport: unknown }): void {
+  const transport = client.transport as { base?: unknown; grpcClient?: { close(): void } };
+  const inner = (transport.base ?? transport) as { grpcClient?: { close(): void } };
+  inner.grpcClient?.close();
+}

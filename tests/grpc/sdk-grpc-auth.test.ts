@@ -7,7 +7,7 @@ import { status as Status } from "@grpc/grpc-js";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
 import { collect, sdkMessage } from "../interop/helpers.js";
-import { type Json, rawClient, statusOf } from "./raw-client.js";
+import { closeSdkClient, type Json, rawClient, statusOf } from "./raw-client.js";
 
 /**
  * API keys over gRPC (CONTRACT 12 and 17): `authorization: Bearer <key>` metadata, the same keys as HTTP; a task
@@ -38,6 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closeSdkClient(alice);
   await router.close();
 });
 

@@ -5,6 +5,7 @@ import { type Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/cl
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import type { RunningRouter } from "../../router/index.js";
 import { testRouter } from "../helpers/router.js";
+import { closeSdkClient } from "./raw-client.js";
 import { cases, collect, type Gate, gatedHubAgent, sdkMessage, sdkText, until } from "../interop/helpers.js";
 
 /**
@@ -23,6 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const c of clients) closeSdkClient(c);
   for (const g of gates.values()) g.open();
   await hubAgent.close();
   await router.close();

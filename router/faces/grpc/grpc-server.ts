@@ -61,10 +61,16 @@ export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGr
     if (options.connections.refused(socket)) return void socket.destroy();
     injector.injectConnection(socket);
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once("error", reject);
-    tcp.listen(options.port, options.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once("error", reject);
+      tcp.listen(options.port, options.host, () => resolve());
+    });
+  } catch (err) {
+    injector.destroy();
+    server.forceShutdown();
+    throw err;
+  }
   let closed: Promise<void> | undefined;
   return {
     port: (tcp.address() as AddressInfo).port,
