@@ -1,5 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { credentials, makeGenericClientConstructor, Metadata, status as Status, type Client, type ServiceError } from "@grpc/grpc-js";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Duplex } from "node:stream";
+import {
+  type ChannelCredentials,
+  type Client,
+  credentials,
+  loadPackageDefinition,
+  makeGenericClientConstructor,
+  Metadata,
+  type ServiceError,
+  status as Status,
+} from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
 import { service as healthService } from "grpc-health-check";
 import { TASK_ERROR_REASONS } from "../../router/core/errors.js";
 import { GRPC_REASON_CODES } from "../../router/faces/grpc/index.js";
@@ -14,6 +27,7 @@ import { type Json, type RawClient, rawClient, statusOf, userMessage } from "./r
  * trailer of every error, tenants, limits, the client going away, health.
  */
 
+const require = createRequire(import.meta.url);
 let router: RunningRouter;
 let client: RawClient;
 const gate = gatedAgent("gated");
@@ -136,5 +150,22 @@ describe("tenants and streams", () => {
     expect(await check("")).toEqual({ status: "SERVING" });
     expect(await check("lf.a2a.v1.A2AService")).toEqual({ status: "SERVING" });
     health.close();
+  });
+
+  test("server reflection lists the A2A service and health (what grpcurl reads)", async () => {
+    const proto = join(dirname(require.resolve("@grpc/reflection")), "..", "proto", "grpc", "reflection", "v1", "reflection.proto");
+    const pkg = loadPackageDefinition(loadSync(proto)) as unknown as {
+      grpc: { reflection: { v1: { ServerReflection: new (address: string, creds: ChannelCredentials) => Client & Record<string, () => Duplex> } } };
+    };
+    const reflection = new pkg.grpc.reflection.v1.ServerReflection(`127.0.0.1:${router.grpcPort}`, credentials.createInsecure());
+    const call = reflection.ServerReflectionInfo!();
+    const answer = new Promise<{ listServicesResponse: { service: Array<{ name: string }> } }>((resolve, reject) =>
+      call.once("data", resolve).once("error", reject),
+    );
+    call.write({ listServices: "" });
+    const names = (await answer).listServicesResponse.service.map((s) => s.name);
+    call.end();
+    reflection.close();
+    expect(names).toEqual(expect.arrayContaining(["lf.a2a.v1.A2AService", "grpc.health.v1.Health"]));
   });
 });

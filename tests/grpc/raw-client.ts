@@ -14,7 +14,8 @@ export interface RawClient {
   /** A unary call's answer as JSON, or its ServiceError. */
   unary(method: string, request: Json | Uint8Array, metadata?: Record<string, string>): Promise<Json>;
   /** A server stream: its response headers, its messages as JSON, and how it ended. */
-  stream(method: string, request: Json, metadata?: Record<string, string>): RawStream;
+  /** `paused`: nothing is read until `resume()` (a client that stopped reading). */
+  stream(method: string, request: Json, metadata?: Record<string, string>, options?: { paused?: boolean }): RawStream;
   close(): void;
 }
 
@@ -25,6 +26,8 @@ export interface RawStream {
   /** Messages as they arrive. */
   received: Json[];
   cancel(): void;
+  /** Starts reading a stream opened paused. */
+  resume(): void;
 }
 
 function metadataOf(entries: Record<string, string> = {}): Metadata {
@@ -53,16 +56,19 @@ export function rawClient(address: string): RawClient {
       new Promise((resolve, reject) => {
         client[method]!(request, metadataOf(metadata), (err: ServiceError | null, res: Json) => (err ? reject(err) : resolve(res)));
       }),
-    stream(method, request, metadata) {
+    stream(method, request, metadata, options = {}) {
       const call = client[method]!(request, metadataOf(metadata)) as NodeJS.EventEmitter & { cancel(): void };
       const received: Json[] = [];
       const headers = new Promise<Metadata>((resolve) => call.once("metadata", resolve));
+      const read = () => call.on("data", (m: Json) => received.push(m));
       const messages = new Promise<Json[]>((resolve, reject) => {
-        call.on("data", (m: Json) => received.push(m));
         call.on("error", reject);
         call.on("end", () => resolve(received));
       });
-      return { headers, messages, received, cancel: () => call.cancel() };
+      // A test that fails before awaiting it must not also crash on the stream's later cancel.
+      messages.catch(() => undefined);
+      if (!options.paused) read();
+      return { headers, messages, received, cancel: () => call.cancel(), resume: read };
     },
     close: () => client.close(),
   };

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from "node:net";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
-import { loadFileDescriptorSetFromBuffer } from "@grpc/proto-loader";
+import { loadFileDescriptorSetFromBuffer, loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
-import { HealthImplementation } from "grpc-health-check";
+import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
 import { DESCRIPTOR_SET_PATH, a2aService } from "../../dialects/v10/grpc/proto.js";
 import { a2aServiceDefinition, a2aServiceImplementation, type GrpcServiceDeps } from "./service.js";
 
@@ -50,7 +50,8 @@ export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGr
   server.addService(a2aServiceDefinition(), a2aServiceImplementation(options));
   const health = new HealthImplementation({ "": "SERVING", [a2aService.typeName]: "SERVING" });
   health.addToServer(server);
-  new ReflectionService(loadFileDescriptorSetFromBuffer(readFileSync(DESCRIPTOR_SET_PATH))).addToServer(server);
+  // Reflection describes both services (grpcurl then needs no proto file): the A2A proto's descriptor set and health's proto.
+  new ReflectionService({ ...loadFileDescriptorSetFromBuffer(readFileSync(DESCRIPTOR_SET_PATH)), ...loadSync(healthProtoPath) }).addToServer(server);
 
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
   const tcp = createServer();
