@@ -2,7 +2,9 @@ import { afterAll, describe, expect, test } from "@jest/globals";
 import { configFromEnv, resolveConfig } from "../../router/config/load.js";
 import type { RunningRouter } from "../../router/index.js";
 import { SchemaRegistry } from "../../router/schema/validator.js";
+import { gatedAgent } from "../helpers/agents.js";
 import { testRouter } from "../helpers/router.js";
+import { until } from "../helpers/until.js";
 import { spawnRouter, type RouterProcess } from "../helpers/spawn-router.js";
 import { type Json, rawClient, userMessage } from "./raw-client.js";
 
@@ -43,6 +45,23 @@ describe("gRPC configuration", () => {
     const first = await testRouter({ eliza: false, config: { grpc: { port: 0 } } });
     started.push(first);
     await expect(testRouter({ eliza: false, config: { grpc: { port: first.grpcPort! } } })).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  test("closing the router ends its open gRPC streams with their task's final event", async () => {
+    const gate = gatedAgent("gated");
+    const router = await testRouter({ eliza: false, hostedAgents: [gate.agent], config: { grpc: { port: 0 } } });
+    const client = rawClient(`127.0.0.1:${router.grpcPort}`);
+    const s = client.stream("SendStreamingMessage", { tenant: "gated", message: userMessage("hold") });
+    await until(() => s.received.length >= 2);
+    await router.close();
+    // The turn in flight ends `failed` (logged), and the stream ends with it, OK: no call is left hanging.
+    const all = await s.messages;
+    expect((all.at(-1)!.statusUpdate as Json).status).toMatchObject({
+      state: "TASK_STATE_FAILED",
+      message: { parts: [{ text: "The router shut down while this task was in flight." }] },
+    });
+    client.close();
+    gate.release();
   });
 
   test("`a2a-router serve --grpc-port 0` serves A2A over gRPC and stops on SIGTERM", async () => {
