@@ -22,6 +22,7 @@ program
   .description("run the router (HTTP + WebSocket hub on one port)")
   .option("--host <host>", "address to bind (env HOST; default 127.0.0.1)")
   .addOption(new Option("--port <port>", "port to bind, 0 for any free one (env PORT; default 8080)").argParser(port))
+  .addOption(new Option("--grpc-port <port>", "also serve the A2A gRPC binding on this port, 0 for any free one (env GRPC_PORT; default off)").argParser(port))
   .option(
     "--store <spec>",
     "memory | sqlite:PATH | redis://host:port/db (env A2A_ROUTER_STORE; default sqlite:./data/router.db; Redis key prefix: env A2A_ROUTER_REDIS_PREFIX)",

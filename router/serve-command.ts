@@ -12,6 +12,7 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 export interface ServeFlags {
   host?: string;
   port?: number;
+  grpcPort?: number;
   store?: string;
   config?: string;
   character?: string;
@@ -41,6 +42,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     const flagLayer: RouterConfigInput = {
       ...(flags.host !== undefined && { host: flags.host }),
       ...(flags.port !== undefined && { port: flags.port }),
+      ...(flags.grpcPort !== undefined && { grpc: { port: flags.grpcPort } }),
       ...(flags.store !== undefined && { store: flags.store }),
       ...(flags.allowOpen && { allowOpen: true }),
       ...((flags.character || flags.elizaPlugin?.length) && {

@@ -22,6 +22,8 @@ import { RouterMetrics } from "./observability/metrics.js";
 import { TaskService } from "./service/task-service.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import { A2ARequestHandler } from "./handler/index.js";
+import { startGrpcFace, type RunningGrpcFace } from "./faces/grpc/index.js";
+import { KeyRing } from "./http/auth.js";
 import { SchemaRegistry } from "./schema/validator.js";
 import { ClusterPlacement, RedisCluster } from "./cluster/index.js";
 import { LocalPlacement } from "./core/placement.js";
@@ -72,6 +74,8 @@ export interface RunningRouter {
   url: string;
   host: string;
   port: number;
+  /** The gRPC binding's port (config `grpc.port`); undefined when it is off. */
+  grpcPort?: number;
   config: RouterConfig;
   engine: TaskEngine;
   agents: AgentRegistry;
@@ -241,6 +245,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     throw new ConfigError(`Invalid config: defaultAgent "${defaultAgent}" is not a hosted agent, an agents entry or a hub.tokens name`);
   }
   let baseUrl = "";
+  let grpcPort: number | undefined;
   // Cards name the router as the client reached it (publicUrl, forwarded or Host: http/origin.ts), else the
   // configured publicUrl or the bind address.
   const cardContext = (origin?: string): CardContext => ({
@@ -250,6 +255,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     // Without API keys no caller is authenticated: there is no extended card to advertise or serve.
     extendedCard: config.apiKeys.length > 0,
     apiKeyRequired: config.apiKeys.length > 0,
+    ...(grpcPort !== undefined && { grpcPort }),
   });
   const extendedCard =
     config.apiKeys.length > 0
@@ -263,6 +269,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     schemas,
     ...(extendedCard && { extendedCard }),
   });
+  // The gRPC face checks the same keys as the HTTP guard, with the same ring and failure count.
+  const keys = new KeyRing(config.apiKeys);
   const dispatcher = new Dispatcher({ handler, schemas, onInternalError: (err) => logger.error({ err }, "request failed inside the router") });
   const app = createApp({
     dispatcher,
@@ -287,7 +295,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   });
 
   const server = createServer(app);
-  limitConnections(server, config.limits.maxConnections, config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections));
+  const perAddress = config.limits.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(config.limits.maxConnections);
+  limitConnections(server, config.limits.maxConnections, perAddress);
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
@@ -304,13 +313,46 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
   const port = (server.address() as AddressInfo).port;
   const urlHost = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
   baseUrl = `http://${urlHost === "0.0.0.0" ? "127.0.0.1" : urlHost}:${port}`;
-  logger.info({ url: baseUrl, store: store.kind, agents: agents.list().map((a) => a.info.id) }, "a2a-router listening");
+  let grpc: RunningGrpcFace | undefined;
+  if (config.grpc.port !== undefined) {
+    try {
+      grpc = await startGrpcFace({
+        handler,
+        hasAgent: (id) => agents.find(id) !== undefined,
+        auth: { keys, limiter: authLimiter },
+        logger,
+        host: config.host,
+        port: config.grpc.port,
+        maxMessageBytes: config.limits.maxBodyBytes,
+        connections: {
+          watch: (tcp) => limitConnections(tcp, config.limits.maxConnections, perAddress),
+          refused: isOverLimit,
+        },
+        maxStreamsPerConnection: config.grpc.maxStreamsPerConnection,
+        keepaliveMs: config.heartbeatMs,
+      });
+      grpcPort = grpc.port;
+    } catch (err) {
+      server.close();
+      for (const a of httpAgents) a.close();
+      await engine.close();
+      await hub.close();
+      await push.close();
+      await closeAll();
+      throw err;
+    }
+  }
+  logger.info(
+    { url: baseUrl, ...(grpcPort !== undefined && { grpcPort }), store: store.kind, agents: agents.list().map((a) => a.info.id) },
+    "a2a-router listening",
+  );
 
   let closed: Promise<void> | undefined;
   return {
     url: baseUrl,
     host: config.host,
     port,
+    ...(grpcPort !== undefined && { grpcPort }),
     config,
     engine,
     agents,
@@ -320,6 +362,8 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
     close() {
       closed ??= (async () => {
         server.close();
+        // Stops taking calls now; its streams end with the engine's below, and what is left is cut after a grace.
+        const grpcClosed = grpc?.close();
         for (const a of httpAgents) a.close();
         await engine!.close();
         await hub!.close();
@@ -328,6 +372,7 @@ export async function startRouter(options: RouterOptions = {}): Promise<RunningR
         // Streams end once their final event is written; give them that, then cut what is left.
         await new Promise((r) => setImmediate(r));
         for (const s of sockets) s.destroy();
+        await grpcClosed;
         await closeAll();
       })();
       return closed;

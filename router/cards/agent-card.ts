@@ -12,6 +12,8 @@ export interface CardContext {
   extendedCard?: boolean;
   /** Whether clients must send an API key (`Authorization: Bearer <key>` or `X-API-Key`). */
   apiKeyRequired?: boolean;
+  /** The router's gRPC port, when the gRPC binding is on (CONTRACT 17): cards then list a GRPC interface. */
+  grpcPort?: number;
 }
 
 /**
@@ -51,7 +53,11 @@ export function agentCard(info: AgentInfo, ctx: CardContext, audience: CardAudie
   const rest = `${url}/rest`;
   return {
     ...base,
-    supportedInterfaces: [...(base.supportedInterfaces as unknown[]), { url: rest, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" }],
+    supportedInterfaces: [
+      ...(base.supportedInterfaces as unknown[]),
+      { url: rest, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      ...grpcInterfaces(ctx, info.id),
+    ],
     ...(audience === "all" && { additionalInterfaces: [...(base.additionalInterfaces as unknown[]), { url: rest, transport: "HTTP+JSON" }] }),
   };
 }
@@ -66,7 +72,24 @@ export function routerCard(agents: AgentInfo[], ctx: CardContext, audience: Card
     ...(a.skills.length > 0 && { examples: a.skills.flatMap((s) => s.examples ?? []).slice(0, 5) }),
   }));
   const description = "Routes A2A tasks to hosted, HTTP and WebSocket agents; select one with params.metadata.agent.";
-  return card("a2a-router", description, `${ctx.baseUrl}/rpc`, skills, ctx, ctx.version, audience);
+  const base = card("a2a-router", description, `${ctx.baseUrl}/rpc`, skills, ctx, ctx.version, audience);
+  return { ...base, supportedInterfaces: [...(base.supportedInterfaces as unknown[]), ...grpcInterfaces(ctx)] };
+}
+
+/**
+ * The gRPC interface of a card, when the binding is on: `host:port` as gRPC clients take it (the host the card
+ * names, the gRPC port), and the agent as the `tenant` every request carries (none: the router's default agent).
+ * Only among the v1.0 members: a v0.3 `GRPC` transport is the v0.3 proto's service, which the router does not serve.
+ */
+function grpcInterfaces(ctx: CardContext, tenant?: string): Record<string, unknown>[] {
+  if (ctx.grpcPort === undefined) return [];
+  let host: string;
+  try {
+    host = new URL(ctx.baseUrl).hostname;
+  } catch {
+    return [];
+  }
+  return [{ url: `${host}:${ctx.grpcPort}`, protocolBinding: "GRPC", protocolVersion: "1.0", ...(tenant !== undefined && { tenant }) }];
 }
 
 function card(

@@ -59,6 +59,13 @@ export interface RouterConfig {
   metrics: { public: boolean };
   /** Browser origins allowed to call the router (CORS, and the Origin check on POSTs). */
   cors: { origins: string[] };
+  /** The A2A v1.0 gRPC binding (CONTRACT 17): off unless `port` is set. */
+  grpc: {
+    /** 0 picks a free port; absent: no gRPC. */
+    port?: number;
+    /** Calls at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+    maxStreamsPerConnection: number;
+  };
   /** `allowPrivateUrls: true` lets webhooks name loopback/private addresses outside dev mode. */
   push: { allowPrivateUrls: boolean };
   /** The base URL every card names (e.g. https://a2a.example.com); default: taken from each request. */
@@ -83,7 +90,8 @@ export interface RouterConfig {
 export type ApiKeyConfig = string | { key: string; name?: string; agents?: string[] };
 
 /** A partial configuration, as a file, the environment or flags give it. */
-export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster" | "idempotency">> & {
+export type RouterConfigInput = Partial<Omit<RouterConfig, "hub" | "limits" | "eliza" | "metrics" | "cors" | "push" | "cluster" | "idempotency" | "grpc">> & {
+  grpc?: Partial<RouterConfig["grpc"]>;
   cluster?: Partial<RouterConfig["cluster"]>;
   idempotency?: Partial<RouterConfig["idempotency"]>;
   hub?: Partial<RouterConfig["hub"]>;
@@ -117,6 +125,7 @@ export const CONFIG_DEFAULTS: RouterConfig = {
   },
   metrics: { public: false },
   cors: { origins: [] },
+  grpc: { maxStreamsPerConnection: 100 },
   push: { allowPrivateUrls: false },
   trustProxy: false,
   redisPrefix: "a2a-router:",

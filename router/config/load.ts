@@ -49,6 +49,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): RouterConfigInput {
   const out: RouterConfigInput = {};
   if (env.HOST) out.host = env.HOST;
   if (env.PORT) out.port = intFrom("PORT", env.PORT);
+  if (env.GRPC_PORT) out.grpc = { port: intFrom("GRPC_PORT", env.GRPC_PORT) };
   if (env.A2A_ROUTER_STORE) out.store = env.A2A_ROUTER_STORE;
   if (env.DEFAULT_AGENT) out.defaultAgent = env.DEFAULT_AGENT;
   if (env.TASK_TIMEOUT_MS) out.taskTimeoutMs = intFrom("TASK_TIMEOUT_MS", env.TASK_TIMEOUT_MS);

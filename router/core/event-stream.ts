@@ -82,6 +82,14 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
   }
 
   /**
+   * The seq of the last event handed out; before the first, the seq the stream starts after. A transport
+   * without per-message ids (gRPC) tells its client this once, and the client counts from it.
+   */
+  get position(): number {
+    return this.#cursor;
+  }
+
+  /**
    * The next batch of events in log order, never empty: a page of the log (at most logPageSize events and
    * about streamBufferBytes bytes), or what the live turn committed since the last batch. Done after a
    * turn-ending event that nothing follows, or once closed. One read at a time.

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { ApiKeyConfig } from "../config/config.js";
 import type { Caller } from "../service/scope.js";
 import type { AuthFailureLimiter } from "./auth-limiter.js";
+import { keyOf } from "../net/credentials.js";
 import { clientAddress } from "./origin.js";
 import { refuse } from "./refusal.js";
 
@@ -48,9 +49,7 @@ export class KeyRing {
 
 /** The key a request presents: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
 export function presentedKey(req: Request): string | undefined {
-  const auth = req.get("authorization");
-  const key = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : req.get("x-api-key")?.trim();
-  return key || undefined;
+  return keyOf(req.get("authorization"), req.get("x-api-key"));
 }
 
 /** The caller the auth middleware attached to this request; undefined when no keys are configured. */

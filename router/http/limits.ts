@@ -1,5 +1,4 @@
-import type { Server } from "node:http";
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import type { NextFunction, Request, Response } from "express";
 import { refuse } from "./refusal.js";
 

@@ -12,11 +12,11 @@ import { schemasDir } from "../../../schema/paths.js";
  * JSON-RPC v1.0 client would have sent, and a result is encoded from the JSON it would have received.
  */
 
-// From the package root, so the path holds from the sources and from dist/ alike.
-const DESCRIPTORS = join(schemasDir(), "a2a-v1.0.1.binpb");
+/** The committed descriptor set (a FileDescriptorSet, binary): the A2A proto and every proto it imports. */
+export const DESCRIPTOR_SET_PATH = join(schemasDir(), "a2a-v1.0.1.binpb");
 
 /** Every message and service of the A2A proto, google.rpc.Status and its error details. */
-export const protoRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTORS)));
+export const protoRegistry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTOR_SET_PATH)));
 
 /** The proto's package. */
 export const A2A_PACKAGE = "lf.a2a.v1";
