@@ -5,3 +5,4 @@
 export { mountOpenAiFace, type OpenAiFaceDeps } from "./openai/index.js";
 export { mountAiSdkFace, type AiSdkFaceDeps } from "./ai-sdk/index.js";
 export { mountChatPage } from "./chat-page/index.js";
+export { mountMcpFace, type McpFaceDeps } from "./mcp/index.js";
