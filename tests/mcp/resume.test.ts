@@ -1,0 +1,109 @@
+/**
+ * CONTRACT 16 resumability: a host whose connection drops mid-call reconnects with Last-Event-ID and gets
+ * every message it missed exactly once, then the rest of the call, from the task log: on the same instance,
+ * and on another instance of a cluster (which rebuilds the session from its id alone).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { randomUUID } from "node:crypto";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startRouter, type RunningRouter } from "../../router/index.js";
+import { SteppedAgent } from "../chat/helpers.js";
+import { deleteKeys, REDIS_URL } from "../helpers/redis.js";
+import { until } from "../helpers/until.js";
+import { connectMcp, TestNetwork, texts } from "./helpers.js";
+
+/** The client retries quickly (the SDK's default waits a second). */
+const RECONNECT = { initialReconnectionDelay: 10, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 20 };
+
+/** Drives one call of the stepped agent through a dropped connection; returns what the client saw. */
+async function dropMidCall(router: RunningRouter, stepped: SteppedAgent, net: TestNetwork, onDropped: () => void = () => {}) {
+  stepped.reset();
+  const peer = await connectMcp(router.url, { fetch: net.fetch, reconnect: RECONNECT });
+  const progress: string[] = [];
+  const call = peer.client.callTool({ name: "stepper", arguments: { message: "again" } }, undefined, { onprogress: (p) => void progress.push(p.message ?? "") });
+  await until(() => progress.length === 1);
+  // The connection drops; while it is down, the agent goes on (its next status is logged, unseen).
+  net.hold();
+  net.cut();
+  onDropped();
+  const [task] = await router.engine.listTasks({ agentId: "stepper", limit: 1 });
+  const seen = task!.lastSeq;
+  stepped.release("step-1");
+  await until(async () => ((await router.engine.getTask(task!.id))?.lastSeq ?? 0) > seen);
+  net.release();
+  await until(() => progress.length === 2);
+  stepped.release("step-2");
+  const result = (await call) as CallToolResult;
+  return { peer, progress, result, taskId: task!.id };
+}
+
+describe("one instance", () => {
+  let router: RunningRouter;
+  let stepped: SteppedAgent;
+
+  beforeAll(async () => {
+    router = await startRouter({ host: "127.0.0.1", port: 0, store: "memory", config: { hub: { allowAnonymous: true } } });
+    stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");
+    await stepped.agent.ready;
+  });
+
+  afterAll(async () => {
+    await stepped.agent.close();
+    await router.close();
+  });
+
+  test("a dropped call stream resumes with Last-Event-ID: every notification once, then the result", async () => {
+    const net = new TestNetwork();
+    const { peer, progress, result, taskId } = await dropMidCall(router, stepped, net);
+    try {
+      expect(progress).toEqual(["Looking things up", "Writing the answer"]);
+      expect(texts(result)).toEqual(["Hello again!"]);
+      expect(result.structuredContent).toMatchObject({ taskId, state: "completed" });
+      expect(net.resumes).toHaveLength(1);
+      expect(net.resumes[0]).toMatch(/^c1\./);
+    } finally {
+      await peer.close();
+    }
+  });
+});
+
+describe("two instances on one Redis", () => {
+  const prefix = `a2a-router-test:mcp:${randomUUID()}:`;
+  let a: RunningRouter;
+  let b: RunningRouter;
+  let stepped: SteppedAgent;
+
+  beforeAll(async () => {
+    const config = { redisPrefix: prefix, hub: { allowAnonymous: true } };
+    a = await startRouter({ host: "127.0.0.1", port: 0, store: REDIS_URL, config });
+    b = await startRouter({ host: "127.0.0.1", port: 0, store: REDIS_URL, config });
+    stepped = new SteppedAgent(`${a.url.replace(/^http/, "ws")}/hub`, "stepper");
+    await stepped.agent.ready;
+    await until(() => b.agents.find("stepper")?.isOnline() === true);
+  });
+
+  afterAll(async () => {
+    await stepped.agent.close();
+    await a.close();
+    await b.close();
+    await deleteKeys(prefix);
+  });
+
+  test("the host reconnects to the other instance: it takes the session and resumes the call from the log", async () => {
+    const net = new TestNetwork();
+    const { peer, progress, result } = await dropMidCall(a, stepped, net, () => {
+      net.target = b.url;
+    });
+    try {
+      expect(progress).toEqual(["Looking things up", "Writing the answer"]);
+      expect(texts(result)).toEqual(["Hello again!"]);
+      // The session goes on on B, which never saw its initialize.
+      const { tools } = await peer.client.listTools();
+      expect(tools.map((t) => t.name)).toContain("stepper");
+      const echoed = (await peer.client.callTool({ name: "echo", arguments: { message: "on b" } })) as CallToolResult;
+      expect(texts(echoed)).toEqual(["on b"]);
+    } finally {
+      await peer.close();
+    }
+  });
+});
