@@ -5,6 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startRouter, type RunningRouter } from "../../router/index.js";
 import { SteppedAgent } from "../chat/helpers.js";
@@ -63,6 +66,78 @@ describe("one instance", () => {
       expect(net.resumes[0]).toMatch(/^c1\./);
     } finally {
       await peer.close();
+    }
+  });
+});
+
+describe("one instance, before the call's first message", () => {
+  let router: RunningRouter;
+  let stepped: SteppedAgent;
+
+  beforeAll(async () => {
+    router = await startRouter({ host: "127.0.0.1", port: 0, store: "memory", config: { hub: { allowAnonymous: true } } });
+    stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");
+    await stepped.agent.ready;
+  });
+
+  afterAll(async () => {
+    await stepped.agent.close();
+    await router.close();
+  });
+
+  test("a call without progress dropped after its priming event resumes from its task's log: the result once", async () => {
+    stepped.reset();
+    const net = new TestNetwork();
+    const peer = await connectMcp(router.url, { fetch: net.fetch, reconnect: RECONNECT });
+    try {
+      const call = peer.client.callTool({ name: "stepper", arguments: { message: "quiet" } });
+      await stepped.reached("status-1");
+      net.cut();
+      stepped.release("step-1");
+      stepped.release("step-2");
+      const result = (await call) as CallToolResult;
+      expect(texts(result)).toEqual(["Hello quiet!"]);
+      // The priming event's id already named the call's task (seq 0: before its first event).
+      expect(net.resumes).toHaveLength(1);
+      expect(net.resumes[0]).toMatch(/^c1\..+\.0$/);
+    } finally {
+      await peer.close();
+    }
+  });
+});
+
+describe("a restart", () => {
+  test("the session is valid on the restarted router, and the call resumes from the stored log", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-restart-"));
+    const store = `sqlite:${join(dir, "router.db")}`;
+    const config = { hub: { allowAnonymous: true } };
+    let router = await startRouter({ host: "127.0.0.1", port: 0, store, config });
+    const port = router.port;
+    const stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");
+    await stepped.agent.ready;
+    const net = new TestNetwork();
+    const peer = await connectMcp(router.url, { fetch: net.fetch, reconnect: RECONNECT });
+    try {
+      const progress: string[] = [];
+      const call = peer.client.callTool({ name: "stepper", arguments: { message: "x" } }, undefined, { onprogress: (p) => void progress.push(p.message ?? "") });
+      await until(() => progress.length === 1);
+      net.hold();
+      net.cut();
+      // The router goes down with the turn in flight (it fails the turn, as it says), and comes back.
+      await router.close();
+      router = await startRouter({ host: "127.0.0.1", port, store, config });
+      net.release();
+      const result = (await call) as CallToolResult;
+      expect(progress).toEqual(["Looking things up"]);
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ state: "failed" });
+      const { tools } = await peer.client.listTools();
+      expect(tools.map((t) => t.name)).toContain("echo");
+    } finally {
+      await peer.close();
+      await stepped.agent.close();
+      await router.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
