@@ -24,7 +24,12 @@ const initialize = (headers: Record<string, string>) =>
   fetch(`${rig.router.url}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
   });
 
 describe("auth", () => {
@@ -50,7 +55,13 @@ describe("auth", () => {
       const sessionId = peer.transport.sessionId!;
       const res = await fetch(`${rig.router.url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer key-echo", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: "Bearer key-echo",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
       });
       expect(res.status).toBe(404);
@@ -71,7 +82,9 @@ describe("Origin", () => {
   test("a foreign Origin is refused with 403 on POST and on the GET stream", async () => {
     const post = await initialize({ authorization: "Bearer key-all", origin: "https://evil.example" });
     expect(post.status).toBe(403);
-    const get = await fetch(`${rig.router.url}/mcp`, { headers: { accept: "text/event-stream", authorization: "Bearer key-all", origin: "https://evil.example" } });
+    const get = await fetch(`${rig.router.url}/mcp`, {
+      headers: { accept: "text/event-stream", authorization: "Bearer key-all", origin: "https://evil.example" },
+    });
     expect(get.status).toBe(403);
     expect((await initialize({ authorization: "Bearer key-all", origin: rig.router.url })).status).toBe(200);
   });

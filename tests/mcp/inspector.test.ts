@@ -22,11 +22,15 @@ afterAll(async () => {
 
 /** Runs the Inspector in CLI mode against the router's /mcp; its stdout as JSON. */
 async function inspect(...args: string[]): Promise<Record<string, any>> {
-  const { stdout } = await run(process.execPath, [CLI, "--cli", `${router.url}/mcp`, "--transport", "http", "--header", "Authorization: Bearer inspector-key", ...args], {
-    timeout: 30_000,
-    // The CLI looks for its own package.json as "../package.json" from the working directory.
-    cwd: dirname(CLI),
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [CLI, "--cli", `${router.url}/mcp`, "--transport", "http", "--header", "Authorization: Bearer inspector-key", ...args],
+    {
+      timeout: 30_000,
+      // The CLI looks for its own package.json as "../package.json" from the working directory.
+      cwd: dirname(CLI),
+    },
+  );
   return JSON.parse(stdout) as Record<string, any>;
 }
 

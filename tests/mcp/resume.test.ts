@@ -23,7 +23,9 @@ async function dropMidCall(router: RunningRouter, stepped: SteppedAgent, net: Te
   stepped.reset();
   const peer = await connectMcp(router.url, { fetch: net.fetch, reconnect: RECONNECT });
   const progress: string[] = [];
-  const call = peer.client.callTool({ name: "stepper", arguments: { message: "again" } }, undefined, { onprogress: (p) => void progress.push(p.message ?? "") });
+  const call = peer.client.callTool({ name: "stepper", arguments: { message: "again" } }, undefined, {
+    onprogress: (p) => void progress.push(p.message ?? ""),
+  });
   await until(() => progress.length === 1);
   // The connection drops; while it is down, the agent goes on (its next status is logged, unseen).
   net.hold();
@@ -119,7 +121,9 @@ describe("a restart", () => {
     const peer = await connectMcp(router.url, { fetch: net.fetch, reconnect: RECONNECT });
     try {
       const progress: string[] = [];
-      const call = peer.client.callTool({ name: "stepper", arguments: { message: "x" } }, undefined, { onprogress: (p) => void progress.push(p.message ?? "") });
+      const call = peer.client.callTool({ name: "stepper", arguments: { message: "x" } }, undefined, {
+        onprogress: (p) => void progress.push(p.message ?? ""),
+      });
       await until(() => progress.length === 1);
       net.hold();
       net.cut();

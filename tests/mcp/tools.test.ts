@@ -1,6 +1,6 @@
 /** CONTRACT 16: the official MCP SDK client lists every agent as a tool and calls them, one turn per call. */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import type { CallToolResult, ProgressNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startChatRig, type ChatRig } from "../chat/helpers.js";
 import { connectMcp, texts, type McpPeer } from "./helpers.js";
 
@@ -24,13 +24,20 @@ describe("tools/list", () => {
     const echo = tools.find((t) => t.name === "echo")!;
     expect(echo.description).toContain("Echoes the text of each message back.");
     expect(echo.description).toContain("- Echo: Replies with the text it was sent.");
-    expect(echo.inputSchema).toMatchObject({ type: "object", required: ["message"], properties: { message: { type: "string" }, contextId: { type: "string" }, taskId: { type: "string" } } });
+    expect(echo.inputSchema).toMatchObject({
+      type: "object",
+      required: ["message"],
+      properties: { message: { type: "string" }, contextId: { type: "string" }, taskId: { type: "string" } },
+    });
     expect(echo.execution).toEqual({ taskSupport: "optional" });
     expect(tools.find((t) => t.name === "stepper")!.description).toContain("A test agent that waits for its test");
   });
 
   test("the server declares tools with listChanged and tasks", () => {
-    expect(peer.client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
+    expect(peer.client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    });
   });
 });
 
@@ -52,7 +59,7 @@ describe("tools/call", () => {
 
   test("a hub agent: its status lines as progress notifications, increasing, then the answer", async () => {
     rig.stepped.reset();
-    const progress: ProgressNotification["params"][] = [];
+    const progress: Array<{ progress: number; message?: string }> = [];
     const call = peer.client.callTool({ name: "stepper", arguments: { message: "world" } }, undefined, { onprogress: (p) => void progress.push(p) });
     await rig.stepped.reached("status-1");
     rig.stepped.release("step-1");

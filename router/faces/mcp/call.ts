@@ -43,12 +43,14 @@ export interface CallArgs {
 /** The arguments of a call, or an InvalidParams error naming the field at fault. */
 export function parseArgs(args: Record<string, unknown> | undefined): CallArgs {
   const message = args?.message;
-  if (typeof message !== "string" || message === "") throw new McpError(ErrorCode.InvalidParams, "arguments.message is required and must be a non-empty string", { field: "arguments.message" });
+  if (typeof message !== "string" || message === "")
+    throw new McpError(ErrorCode.InvalidParams, "arguments.message is required and must be a non-empty string", { field: "arguments.message" });
   const out: CallArgs = { message };
   for (const field of ["contextId", "taskId"] as const) {
     const value = args?.[field];
     if (value === undefined || value === null) continue;
-    if (typeof value !== "string" || value === "") throw new McpError(ErrorCode.InvalidParams, `arguments.${field} must be a non-empty string`, { field: `arguments.${field}` });
+    if (typeof value !== "string" || value === "")
+      throw new McpError(ErrorCode.InvalidParams, `arguments.${field} must be a non-empty string`, { field: `arguments.${field}` });
     out[field] = value;
   }
   return out;
@@ -83,7 +85,12 @@ export async function runToolCall(ctx: SessionContext, request: CallToolRequest,
     const started = await ctx.service.start(sendOf(plan.taskId, args.contextId, args.message, agent.info.id), MCP_DIALECT, ctx.scope);
     if (request.params.task) return { task: mcpTask(started.task) };
     const progressToken = request.params._meta?.progressToken;
-    const key: CallKey = { requestId: extra.requestId, taskId: started.task.id, fromSeq: started.fromSeq, ...(progressToken !== undefined && { progressToken }) };
+    const key: CallKey = {
+      requestId: extra.requestId,
+      taskId: started.task.id,
+      fromSeq: started.fromSeq,
+      ...(progressToken !== undefined && { progressToken }),
+    };
     ctx.calls.set(extra.requestId, { taskId: started.task.id });
     try {
       return await followCall(ctx, key, agent.info.id, extra);
@@ -140,7 +147,12 @@ async function followCall(ctx: SessionContext, key: CallKey, agentId: string, ex
 }
 
 /** Asks the host the turn's question; the answer's text, or undefined (declined, cancelled, timed out). */
-async function elicit(ctx: SessionContext, key: CallKey, end: { seq: number; answer: string; metadata: Record<string, unknown> }, extra: Extra): Promise<string | undefined> {
+async function elicit(
+  ctx: SessionContext,
+  key: CallKey,
+  end: { seq: number; answer: string; metadata: Record<string, unknown> },
+  extra: Extra,
+): Promise<string | undefined> {
   const params = elicitationFor(end.answer, end.metadata);
   // Hosts of revisions before 2025-11-25 know form elicitation only, without its `mode`.
   if (ctx.claims.protocolVersion < "2025-11-25") delete (params as { mode?: string }).mode;

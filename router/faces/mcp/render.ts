@@ -78,7 +78,10 @@ export class CallRenderer {
 
   #keep(id: string, name: string | undefined, parts: ReplyPart[], append: boolean): void {
     const before = this.#artifacts.get(id);
-    this.#artifacts.set(id, { ...(name !== undefined ? { name } : before?.name !== undefined && { name: before.name }), parts: append && before ? appendParts(before.parts, parts) : [...parts] });
+    this.#artifacts.set(id, {
+      ...(name !== undefined ? { name } : before?.name !== undefined && { name: before.name }),
+      parts: append && before ? appendParts(before.parts, parts) : [...parts],
+    });
   }
 
   #artifactText(): string {

@@ -39,7 +39,11 @@ export async function resumeCall(res: Response, session: LiveSession, key: CallK
       for await (const event of events) {
         const step = renderer.feed(event);
         if (step?.type === "progress" && key.progressToken !== undefined && step.seq > seq) {
-          await send(callEventId(key, step.seq), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: key.progressToken, progress: step.seq, message: step.text } });
+          await send(callEventId(key, step.seq), {
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: key.progressToken, progress: step.seq, message: step.text },
+          });
         } else if (step?.type === "end") end = step;
       }
       if (!end || aborter.signal.aborted) return;
@@ -55,7 +59,8 @@ export async function resumeCall(res: Response, session: LiveSession, key: CallK
           continue;
         }
       }
-      if (end.seq > seq) await send(callEventId(key, end.seq), { jsonrpc: "2.0", id: key.requestId, result: renderer.result({ taskId: task.id, contextId: task.contextId }) });
+      if (end.seq > seq)
+        await send(callEventId(key, end.seq), { jsonrpc: "2.0", id: key.requestId, result: renderer.result({ taskId: task.id, contextId: task.contextId }) });
       return;
     }
   } finally {

@@ -101,7 +101,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
         return await resumeCall(res, session, call.key, call.seq, deps.heartbeatMs);
       }
       // An id this instance does not remember (sent elsewhere, or forgotten): a fresh stream, not a refusal.
-      const known = lastEventId !== undefined && SessionEventStore.isMemoryId(lastEventId) && (await session.ctx.store.getStreamIdForEventId(lastEventId)) !== undefined;
+      const known =
+        lastEventId !== undefined && SessionEventStore.isMemoryId(lastEventId) && (await session.ctx.store.getStreamIdForEventId(lastEventId)) !== undefined;
       await sendWebResponse(await session.transport.handleRequest(webRequest(req, known ? {} : { "last-event-id": undefined })), res);
     } finally {
       release();
@@ -127,7 +128,9 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
  */
 async function planFor(session: LiveSession, request: JSONRPCRequest): Promise<string | undefined> {
   if (request.method !== "tools/call") return undefined;
-  const params = request.params as { name?: unknown; arguments?: Record<string, unknown>; task?: unknown; _meta?: { progressToken?: string | number } } | undefined;
+  const params = request.params as
+    | { name?: unknown; arguments?: Record<string, unknown>; task?: unknown; _meta?: { progressToken?: string | number } }
+    | undefined;
   if (!params || typeof params.name !== "string" || params.task !== undefined) return undefined;
   const { ctx } = session;
   try {
@@ -136,7 +139,10 @@ async function planFor(session: LiveSession, request: JSONRPCRequest): Promise<s
     const plan = await planCall(ctx, parseArgs(params.arguments), agent.info.id);
     ctx.plans.set(request.id, plan);
     const progressToken = params._meta?.progressToken;
-    return callEventId({ requestId: request.id, taskId: plan.taskId, fromSeq: plan.fromSeq, ...(progressToken !== undefined && { progressToken }) }, plan.fromSeq);
+    return callEventId(
+      { requestId: request.id, taskId: plan.taskId, fromSeq: plan.fromSeq, ...(progressToken !== undefined && { progressToken }) },
+      plan.fromSeq,
+    );
   } catch {
     return undefined;
   }

@@ -35,7 +35,9 @@ export class SessionIds {
 
   /** A new id for these claims (a random nonce makes every session's id unique). */
   issue(claims: SessionClaims): string {
-    const body = b64(JSON.stringify({ o: claims.owner, v: claims.protocolVersion, e: claims.elicitation ? 1 : 0, c: claims.client, n: randomBytes(9).toString("base64url") }));
+    const body = b64(
+      JSON.stringify({ o: claims.owner, v: claims.protocolVersion, e: claims.elicitation ? 1 : 0, c: claims.client, n: randomBytes(9).toString("base64url") }),
+    );
     return `${PREFIX}.${body}.${this.#mac(body)}`;
   }
 

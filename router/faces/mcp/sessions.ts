@@ -112,12 +112,27 @@ export class McpSessions {
     // The transport learns the session as at its start: a synthetic initialize with what the id says.
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       session.transport.handleRequest(
-        new Request("http://router.invalid/mcp", { method: "POST", headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers } }),
+        new Request("http://router.invalid/mcp", {
+          method: "POST",
+          headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+        }),
         { parsedBody: body },
       );
     const capabilities = claims.elicitation ? { elicitation: { form: {} } } : {};
-    await discard(await post({ jsonrpc: "2.0", id: "a2a-router-revive", method: "initialize", params: { protocolVersion: claims.protocolVersion, capabilities, clientInfo: claims.client } }));
-    await discard(await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": claims.protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION }));
+    await discard(
+      await post({
+        jsonrpc: "2.0",
+        id: "a2a-router-revive",
+        method: "initialize",
+        params: { protocolVersion: claims.protocolVersion, capabilities, clientInfo: claims.client },
+      }),
+    );
+    await discard(
+      await post(
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { "mcp-session-id": id, "mcp-protocol-version": claims.protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION },
+      ),
+    );
     this.#opts.logger.debug({ session: id }, "mcp: session rebuilt from its id");
     return session;
   }

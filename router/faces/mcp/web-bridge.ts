@@ -24,7 +24,7 @@ export function webRequest(req: ExpressRequest, overrides: Record<string, string
 /** Writes the transport's Response to the client; resolves when it is done or the client went away. */
 export async function sendWebResponse(web: Response, res: ExpressResponse): Promise<void> {
   res.status(web.status);
-  web.headers.forEach((value, name) => res.setHeader(name, value));
+  for (const [name, value] of web.headers) res.setHeader(name, value);
   if (!web.body) return void res.end();
   res.flushHeaders();
   const reader = web.body.getReader();
