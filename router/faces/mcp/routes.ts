@@ -83,7 +83,10 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
       session.ctx.store.primeNext(primed);
       const pending = session.transport.handleRequest(webRequest(req), { parsedBody: parsed });
       session.ctx.store.primeNext(undefined);
-      await sendWebResponse(await pending, res);
+      const response = await pending;
+      // Refused before dispatch (bad headers, a stale protocol version): no handler will take the plan.
+      if (response.status >= 400) for (const r of requests) session.ctx.plans.delete(r.id);
+      await sendWebResponse(response, res);
     } finally {
       release();
     }
