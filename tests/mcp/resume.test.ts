@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startRouter, type RunningRouter } from "../../router/index.js";
 import { SteppedAgent } from "../chat/helpers.js";
 import { deleteKeys, REDIS_URL } from "../helpers/redis.js";
@@ -68,6 +68,50 @@ describe("one instance", () => {
       expect(net.resumes[0]).toMatch(/^c1\./);
     } finally {
       await peer.close();
+    }
+  });
+});
+
+describe("a host that restarts", () => {
+  let router: RunningRouter;
+  let stepped: SteppedAgent;
+
+  beforeAll(async () => {
+    router = await startRouter({ host: "127.0.0.1", port: 0, store: "memory", config: { hub: { allowAnonymous: true } } });
+    stepped = new SteppedAgent(`${router.url.replace(/^http/, "ws")}/hub`, "stepper");
+    await stepped.agent.ready;
+  });
+
+  afterAll(async () => {
+    await stepped.agent.close();
+    await router.close();
+  });
+
+  test("a new client with the session id and the last resumption token gets the call's result", async () => {
+    stepped.reset();
+    const net = new TestNetwork();
+    const first = await connectMcp(router.url, { fetch: net.fetch, reconnect: { ...RECONNECT, maxRetries: 0 } });
+    const sessionId = first.transport.sessionId!;
+    const tokens: string[] = [];
+    const call = first.client.request({ method: "tools/call", params: { name: "stepper", arguments: { message: "later" } } }, CallToolResultSchema, {
+      onresumptiontoken: (t) => void tokens.push(t),
+      onprogress: () => undefined,
+    });
+    call.catch(() => undefined);
+    await until(() => tokens.length >= 2);
+    // The host goes away without ending its session; the turn goes on without it.
+    net.cut();
+    await first.client.close();
+    stepped.release("step-1");
+    stepped.release("step-2");
+    const second = await connectMcp(router.url, { sessionId });
+    try {
+      const result = await second.client.request({ method: "tools/call", params: { name: "stepper", arguments: { message: "later" } } }, CallToolResultSchema, {
+        resumptionToken: tokens.at(-1)!,
+      });
+      expect(texts(result)).toEqual(["Hello later!"]);
+    } finally {
+      await second.close();
     }
   });
 });
