@@ -94,3 +94,41 @@ describe("tools/call", () => {
     await expect(peer.client.callTool({ name: "echo", arguments: { message: "x", taskId: "no-such-task" } })).rejects.toThrow(/Task not found: no-such-task/);
   });
 });
+
+describe("earlier protocol revisions", () => {
+  /** POSTs one JSON-RPC message to /mcp; the JSON-RPC messages of the answer (SSE or JSON). */
+  async function post(message: object, headers: Record<string, string> = {}) {
+    const res = await fetch(`${rig.router.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(message),
+    });
+    const text = await res.text();
+    const messages = res.headers.get("content-type")?.includes("text/event-stream")
+      ? text
+          .split("\n")
+          .filter((l) => l.startsWith("data: ") && l.length > 6)
+          .map((l) => JSON.parse(l.slice(6)))
+      : text
+        ? [JSON.parse(text)]
+        : [];
+    return { res, messages, ids: text.split("\n").filter((l) => l.startsWith("id: ")) };
+  }
+
+  test.each(["2025-06-18", "2025-03-26"])("%s: negotiated as asked; a call answers without a priming event", async (version) => {
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    });
+    expect(init.messages[0].result.protocolVersion).toBe(version);
+    const headers = { "mcp-session-id": init.res.headers.get("mcp-session-id")!, "mcp-protocol-version": version };
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers)).res.status).toBe(202);
+    const call = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "old times" } } }, headers);
+    expect(call.messages).toEqual([{ jsonrpc: "2.0", id: 2, result: expect.objectContaining({ content: [{ type: "text", text: "old times" }] }) }]);
+    // The result still carries its log-derived id (resumable), and nothing precedes it.
+    expect(call.ids).toHaveLength(1);
+    expect(call.ids[0]).toMatch(/^id: c1\./);
+  });
+});
