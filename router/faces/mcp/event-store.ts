@@ -20,6 +20,8 @@ export function assignEventId(params: object, id: string): void {
 const MEMORY = { streams: 32, messages: 64 } as const;
 
 const MEMORY_PREFIX = "s";
+/** The stream id the SDK's transport gives a session's GET stream. */
+const STANDALONE_STREAM = "_GET_stream";
 
 export class SessionEventStore implements EventStore {
   /** The event id of a call's response, by its request id (the SDK builds the response object itself). */
@@ -59,6 +61,19 @@ export class SessionEventStore implements EventStore {
     const memoryId = `${MEMORY_PREFIX}.${streamId}.${++this.#counter}`;
     this.#remember(streamId, memoryId, message);
     return memoryId;
+  }
+
+  /**
+   * The messages of a request's stream after `eventId` (kept in memory), or undefined when this store does not
+   * know the id or it belongs to the session's GET stream (whose replay goes on live, through the SDK).
+   */
+  messagesAfter(eventId: string): Array<{ id: string; message: JSONRPCMessage }> | undefined {
+    const found = this.#locate(eventId);
+    if (!found || found.streamId === STANDALONE_STREAM) return undefined;
+    return this.#streams
+      .get(found.streamId)!
+      .slice(found.index + 1)
+      .filter((e) => Object.keys(e.message).length > 0);
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {

@@ -5,11 +5,14 @@
  * call stream's resumption from the task log itself.
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
-import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { TaskError } from "../../core/errors.js";
 import type { Logger } from "pino";
 import type { TaskService } from "../../service/task-service.js";
+import { SSE_HEADERS } from "../../sse/format.js";
 import { callerScope } from "../shared/http.js";
 import { planCall, parseArgs } from "./call.js";
+import { mcpError, REASON_ERRORS } from "./errors.js";
 import { callEventId, parseCallEventId } from "./event-ids.js";
 import { SessionEventStore } from "./event-store.js";
 import { resumeCall } from "./resume.js";
@@ -78,9 +81,14 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
     const release = sessions.hold(session);
     try {
       const requests = messages.filter((m): m is JSONRPCRequest => isJSONRPCRequest(m));
-      const primed = requests.length === 1 ? await planFor(session, requests[0]!) : undefined;
+      const planned = requests.length === 1 && messages.length === 1 ? await planFor(session, requests[0]!) : undefined;
+      if (planned && "refusal" in planned) {
+        const { code, message, data } = planned.refusal;
+        res.setHeader("mcp-session-id", session.ctx.id);
+        return void res.json({ jsonrpc: "2.0", id: requests[0]!.id, error: { code, message, ...(data !== undefined && { data }) } });
+      }
       // The priming event of this POST's stream is stored while handleRequest runs to its first await.
-      session.ctx.store.primeNext(primed);
+      session.ctx.store.primeNext(planned?.primed);
       const pending = session.transport.handleRequest(webRequest(req), { parsedBody: parsed });
       session.ctx.store.primeNext(undefined);
       const response = await pending;
@@ -103,6 +111,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
         if (!req.get("accept")?.includes("text/event-stream")) return httpError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
         return await resumeCall(res, session, call.key, call.seq, deps.heartbeatMs);
       }
+      const missed = lastEventId === undefined ? undefined : session.ctx.store.messagesAfter(lastEventId);
+      if (missed) return replayAnswered(res, session, missed);
       // An id this instance does not remember (sent elsewhere, or forgotten): a fresh stream, not a refusal.
       const known =
         lastEventId !== undefined && SessionEventStore.isMemoryId(lastEventId) && (await session.ctx.store.getStreamIdForEventId(lastEventId)) !== undefined;
@@ -124,12 +134,27 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
 }
 
 /**
+ * Replays what a request's stream sent after the client's last event (its answer, which it missed), then ends;
+ * 204 when nothing is left. The SDK's client resumes a stream whose answer was an error (it waits for a
+ * result), so this is how that loop ends.
+ */
+function replayAnswered(res: Response, session: LiveSession, missed: Array<{ id: string; message: JSONRPCMessage }>): void {
+  if (missed.length === 0) return void res.status(204).end();
+  res.status(200).set({ ...SSE_HEADERS, "mcp-session-id": session.ctx.id });
+  res.end(missed.map((m) => `event: message\nid: ${m.id}\ndata: ${JSON.stringify(m.message)}\n\n`).join(""));
+}
+
+/** A planned call: the id of its stream's priming event, or why the call is refused before it runs. */
+type Planned = { primed: string } | { refusal: McpError } | undefined;
+
+/**
  * Plans a `tools/call`'s task before the SDK dispatches it (not for task-augmented calls, which answer at
  * once): the call will run on that task, and its stream's priming event id names it, so the stream can be
- * resumed from the log even before the call's first message. Undefined when the call is not plannable (the
- * handler then reports what is wrong with it).
+ * resumed from the log even before the call's first message. A call that cannot run (unknown tool, bad
+ * arguments, a task it may not continue) is refused here, as a JSON answer: an SSE stream with a priming event
+ * that ends in an error makes the SDK's client resume it, in vain.
  */
-async function planFor(session: LiveSession, request: JSONRPCRequest): Promise<string | undefined> {
+async function planFor(session: LiveSession, request: JSONRPCRequest): Promise<Planned> {
   if (request.method !== "tools/call") return undefined;
   const params = request.params as
     | { name?: unknown; arguments?: Record<string, unknown>; task?: unknown; _meta?: { progressToken?: string | number } }
@@ -138,15 +163,15 @@ async function planFor(session: LiveSession, request: JSONRPCRequest): Promise<s
   const { ctx } = session;
   try {
     const agent = agentOfTool(params.name, ctx.service.listAgents(ctx.scope.caller));
-    if (!agent) return undefined;
+    if (!agent) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`, { field: "name" });
     const plan = await planCall(ctx, parseArgs(params.arguments), agent.info.id);
     ctx.plans.set(request.id, plan);
     const progressToken = params._meta?.progressToken;
-    return callEventId(
-      { requestId: request.id, taskId: plan.taskId, fromSeq: plan.fromSeq, ...(progressToken !== undefined && { progressToken }) },
-      plan.fromSeq,
-    );
-  } catch {
-    return undefined;
+    const key = { requestId: request.id, taskId: plan.taskId, fromSeq: plan.fromSeq, ...(progressToken !== undefined && { progressToken }) };
+    return { primed: callEventId(key, plan.fromSeq) };
+  } catch (err) {
+    // A problem of the turn (not a refusal) is the handler's to report, as a result with isError.
+    if (err instanceof TaskError && REASON_ERRORS[err.reason].toolError) return undefined;
+    return { refusal: mcpError(err) };
   }
 }
