@@ -78,6 +78,16 @@ describe("auth", () => {
   });
 });
 
+test("DELETE ends the session: its id is refused from then on", async () => {
+  const peer = await connectMcp(rig.router.url, { apiKey: "key-all" });
+  const sessionId = peer.transport.sessionId!;
+  const headers = { authorization: "Bearer key-all", "mcp-session-id": sessionId };
+  expect((await fetch(`${rig.router.url}/mcp`, { method: "DELETE", headers })).status).toBe(200);
+  const after = await fetch(`${rig.router.url}/mcp`, { headers: { ...headers, accept: "text/event-stream" } });
+  expect(after.status).toBe(404);
+  await peer.client.close();
+});
+
 describe("Origin", () => {
   test("a foreign Origin is refused with 403 on POST and on the GET stream", async () => {
     const post = await initialize({ authorization: "Bearer key-all", origin: "https://evil.example" });

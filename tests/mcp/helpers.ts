@@ -37,9 +37,11 @@ export async function connectMcp(url: string, options: PeerOptions = {}): Promis
   return {
     client,
     transport,
+    // The client stops first (so it does not resume the streams the session's end closes), then the session ends.
     async close() {
-      await transport.terminateSession().catch(() => undefined);
+      const sessionId = transport.sessionId;
       await client.close();
+      if (sessionId !== undefined) await fetch(`${url}/mcp`, { method: "DELETE", headers: { ...headers, "mcp-session-id": sessionId } }).catch(() => undefined);
     },
   };
 }
