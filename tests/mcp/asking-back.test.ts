@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import type { CallToolResult, ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { startChatRig, type ChatRig } from "../chat/helpers.js";
 import { until } from "../helpers/until.js";
-import { connectMcp, texts, type McpPeer } from "./helpers.js";
+import { connectMcp, TestNetwork, texts, type McpPeer } from "./helpers.js";
 
 let rig: ChatRig;
 const ASK = "book a flight to Paris tomorrow";
@@ -90,7 +90,11 @@ describe("a host without elicitation", () => {
 
 describe("cancel", () => {
   test("notifications/cancelled (the client aborting its request) cancels the task", async () => {
-    const peer = await connectMcp(rig.router.url);
+    const net = new TestNetwork();
+    const peer = await connectMcp(rig.router.url, {
+      fetch: net.fetch,
+      reconnect: { initialReconnectionDelay: 10, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1, maxRetries: 5 },
+    });
     try {
       rig.stepped.reset();
       const aborter = new AbortController();
@@ -102,6 +106,8 @@ describe("cancel", () => {
       await until(() => rig.stepped.canceled === before + 1);
       const [task] = await rig.router.engine.listTasks({ agentId: "stepper", limit: 1 });
       expect(task).toMatchObject({ agentId: "stepper", status: { state: "canceled" } });
+      // The call's stream is closed (it holds no connection); the client's resumption of it is told it is over.
+      await until(() => net.resumes.length === 1);
     } finally {
       await peer.close();
     }

@@ -126,11 +126,11 @@ async function followCall(ctx: SessionContext, key: CallKey, agentId: string, ex
         await extra.sendNotification({ method: "notifications/progress", params });
       } else if (step?.type === "end") end = step;
     }
-    if (extra.signal.aborted) return cancelled(ctx, key);
+    if (extra.signal.aborted) return cancelled(ctx, key, extra);
     if (!end) throw TaskError.internal("the task's events ended before its turn did");
     if (end.state === "input-required" && ctx.claims.elicitation) {
       const answer = await elicit(ctx, key, end, extra);
-      if (extra.signal.aborted) return cancelled(ctx, key);
+      if (extra.signal.aborted) return cancelled(ctx, key, extra);
       if (answer !== undefined) {
         try {
           await ctx.service.start(sendOf(key.taskId, contextId, answer, agentId), MCP_DIALECT, ctx.scope);
@@ -171,15 +171,25 @@ async function elicit(
 
 /**
  * The host cancelled the request: the task is cancelled too (unless the session is closing, which aborts its
- * calls without a word from the host). Nothing is sent back: a cancelled request gets no response.
+ * calls without a word from the host). Nothing is sent back: a cancelled request gets no response, and its
+ * stream is closed (the host's resumption of it is answered 204, see routes.ts), so it holds no connection.
  */
-async function cancelled(ctx: SessionContext, key: CallKey): Promise<CallToolResult> {
+async function cancelled(ctx: SessionContext, key: CallKey, extra: Extra): Promise<CallToolResult> {
   if (!ctx.closing) {
+    ctx.cancelled.add(key.requestId);
+    for (const old of ctx.cancelled) {
+      if (ctx.cancelled.size <= CANCELLED_MEMORY) break;
+      ctx.cancelled.delete(old);
+    }
     try {
       await ctx.service.cancel(key.taskId, ctx.scope);
     } catch (err) {
       if (!(err instanceof TaskError && err.reason === "task-not-cancelable")) ctx.logger.warn({ err, taskId: key.taskId }, "mcp: cancelling the task failed");
     }
+    extra.closeSSEStream?.();
   }
   return { content: [{ type: "text", text: "cancelled" }], isError: true };
 }
+
+/** Calls a session remembers as cancelled by its host (their streams' resumptions end at once). */
+const CANCELLED_MEMORY = 256;

@@ -45,6 +45,8 @@ export interface SessionContext {
   /** Plans of calls the route saw, by request id, taken by the call's handler. */
   plans: Map<RequestId, CallPlan>;
   calls: Map<RequestId, LiveCall>;
+  /** Calls the host cancelled (notifications/cancelled), the most recent ones. */
+  cancelled: Set<RequestId>;
   /** Set when the session is being closed (DELETE, eviction): its calls' aborts are then not cancels. */
   closing: boolean;
 }

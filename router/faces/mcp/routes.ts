@@ -109,6 +109,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
       const call = lastEventId === undefined ? undefined : parseCallEventId(lastEventId);
       if (call) {
         if (!req.get("accept")?.includes("text/event-stream")) return httpError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream");
+        // A call its host cancelled here gets no response, so its stream has nothing more to say.
+        if (session.ctx.cancelled.has(call.key.requestId)) return void res.status(204).end();
         return await resumeCall(res, session, call.key, call.seq, deps.heartbeatMs);
       }
       const missed = lastEventId === undefined ? undefined : session.ctx.store.messagesAfter(lastEventId);

@@ -139,7 +139,18 @@ export class McpSessions {
 
   async #build(id: string, claims: SessionClaims, scope: Scope): Promise<LiveSession> {
     const { service, logger } = this.#opts;
-    const ctx: SessionContext = { id, claims, scope, service, logger, store: new SessionEventStore(), plans: new Map(), calls: new Map(), closing: false };
+    const ctx: SessionContext = {
+      id,
+      claims,
+      scope,
+      service,
+      logger,
+      store: new SessionEventStore(),
+      plans: new Map(),
+      calls: new Map(),
+      cancelled: new Set(),
+      closing: false,
+    };
     const built = await createSessionServer(ctx, this.#opts.keepAliveMs);
     const session: LiveSession = { ...built, ctx, lastUsed: Date.now(), busy: 0, tools: toolsFingerprint(service.listAgents(scope.caller)) };
     this.#live.set(id, session);
