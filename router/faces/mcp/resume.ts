@@ -6,6 +6,7 @@
  */
 import type { Response } from "express";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { TaskError } from "../../core/errors.js";
 import { SseWriter } from "../../sse/writer.js";
 import type { LiveSession } from "./sessions.js";
 import { callEventId, type CallKey } from "./event-ids.js";
@@ -19,8 +20,11 @@ export async function resumeCall(res: Response, session: LiveSession, key: CallK
   try {
     task = await ctx.service.get(key.taskId, ctx.scope);
   } catch (err) {
+    // No such task for this caller: the call never started one (it was answered with an error), or it is not
+    // theirs. Either way nothing follows on this stream; 204 tells the SDK's client to stop resuming it.
+    if (err instanceof TaskError && err.reason === "task-not-found") return void res.status(204).end();
     const error = mcpError(err);
-    return void res.status(404).json({ jsonrpc: "2.0", id: key.requestId, error: { code: error.code, message: error.message } });
+    return void res.status(500).json({ jsonrpc: "2.0", id: key.requestId, error: { code: error.code, message: error.message } });
   }
   const aborter = new AbortController();
   res.on("close", () => aborter.abort());

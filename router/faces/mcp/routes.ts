@@ -9,12 +9,10 @@ import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, 
 import { TaskError } from "../../core/errors.js";
 import type { Logger } from "pino";
 import type { TaskService } from "../../service/task-service.js";
-import { SSE_HEADERS } from "../../sse/format.js";
 import { callerScope } from "../shared/http.js";
 import { planCall, parseArgs } from "./call.js";
 import { mcpError, REASON_ERRORS } from "./errors.js";
 import { callEventId, parseCallEventId } from "./event-ids.js";
-import { SessionEventStore } from "./event-store.js";
 import { resumeCall } from "./resume.js";
 import { SessionIds } from "./session-id.js";
 import { McpSessions, type LiveSession } from "./sessions.js";
@@ -113,11 +111,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
         if (session.ctx.cancelled.has(call.key.requestId)) return void res.status(204).end();
         return await resumeCall(res, session, call.key, call.seq, deps.heartbeatMs);
       }
-      const missed = lastEventId === undefined ? undefined : session.ctx.store.messagesAfter(lastEventId);
-      if (missed) return replayAnswered(res, session, missed);
       // An id this instance does not remember (sent elsewhere, or forgotten): a fresh stream, not a refusal.
-      const known =
-        lastEventId !== undefined && SessionEventStore.isMemoryId(lastEventId) && (await session.ctx.store.getStreamIdForEventId(lastEventId)) !== undefined;
+      const known = lastEventId !== undefined && session.ctx.store.knows(lastEventId);
       await sendWebResponse(await session.transport.handleRequest(webRequest(req, known ? {} : { "last-event-id": undefined })), res);
     } finally {
       release();
@@ -133,17 +128,6 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
   });
 
   return { close: () => sessions.close() };
-}
-
-/**
- * Replays what a request's stream sent after the client's last event (its answer, which it missed), then ends;
- * 204 when nothing is left. The SDK's client resumes a stream whose answer was an error (it waits for a
- * result), so this is how that loop ends.
- */
-function replayAnswered(res: Response, session: LiveSession, missed: Array<{ id: string; message: JSONRPCMessage }>): void {
-  if (missed.length === 0) return void res.status(204).end();
-  res.status(200).set({ ...SSE_HEADERS, "mcp-session-id": session.ctx.id });
-  res.end(missed.map((m) => `event: message\nid: ${m.id}\ndata: ${JSON.stringify(m.message)}\n\n`).join(""));
 }
 
 /** A planned call: the id of its stream's priming event, or why the call is refused before it runs. */
