@@ -18,7 +18,7 @@ import { rpcHandler } from "./rpc-route.js";
 import { sseOptions } from "./sse-options.js";
 import type { TaskService } from "../service/task-service.js";
 import { restHandler } from "../faces/rest/index.js";
-import { mountAiSdkFace, mountChatPage, mountOpenAiFace, mountResponsesFace } from "../faces/index.js";
+import { mountAiSdkFace, mountChatPage, mountMcpFace, mountOpenAiFace, mountResponsesFace } from "../faces/index.js";
 
 export interface AppDeps {
   dispatcher: Dispatcher;
@@ -167,6 +167,12 @@ export function createApp(deps: AppDeps): express.Express {
   mountResponsesFace(app, face);
   mountAiSdkFace(app, face);
   mountChatPage(app);
+  // The MCP face (CONTRACT 16): every agent as a tool; session ids are sealed with the configured keys.
+  mountMcpFace(app, {
+    ...face,
+    originCheck: originGuard({ origins: deps.corsOrigins ?? [], bindHost: deps.bindHost ?? "127.0.0.1", allMethods: true }),
+    sessionSecret: JSON.stringify(deps.apiKeys),
+  });
 
   app.use(jsonNotFound());
   app.use(jsonErrors(deps.logger, deps.maxBodyBytes));

@@ -28,6 +28,8 @@ export interface OriginGuardOptions {
   origins: readonly string[];
   /** The address the router binds; with a loopback bind, only loopback Host names count as "own". */
   bindHost: string;
+  /** Check GET requests too (MCP's rule for its streams: a server validates Origin on every connection). */
+  allMethods?: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export function originGuard(options: OriginGuardOptions) {
       }
       return void res.status(204).end();
     }
-    if (raw === undefined || SAFE_METHODS.has(req.method) || isListed || (origin !== undefined && isOwn(req, origin, loopbackBind))) {
+    if (raw === undefined || (SAFE_METHODS.has(req.method) && !options.allMethods) || isListed || (origin !== undefined && isOwn(req, origin, loopbackBind))) {
       return next();
     }
     refuse(req, res, "forbidden-origin", `origin ${JSON.stringify(raw)} is not allowed (see cors.origins)`);
