@@ -287,10 +287,14 @@ export class BenchAgent {
     return a;
   }
 
-  /** A working status whose text is `text` (numbers and stamps only: no escaping needed). */
-  status(taskId: string, text: string): void {
+  /**
+   * A working status whose text is `text` (numbers and stamps only: no escaping needed); `textKind` names its
+   * kind (CONTRACT 9: without it a hub status is a chunk of the answer, "delta").
+   */
+  status(taskId: string, text: string, textKind?: "delta" | "progress"): void {
+    const meta = textKind ? `,"metadata":{"textKind":"${textKind}"}` : "";
     this.ws.send(
-      `{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false}}`,
+      `{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false${meta}}}`,
     );
   }
 

@@ -6,14 +6,14 @@ import { alternate, BenchAgent, cpuMs, fmt, log, median, QUICK, sendSubscribe, s
 
 const TOTAL = Number(process.env.BENCH_RELAY_EVENTS ?? (QUICK ? 10_000 : 40_000));
 
-/** Pushes `n` statuses then the completion, yielding to the socket every 256 frames. */
-export async function pump(agent: BenchAgent, taskId: string, n: number, text: (i: number) => string = String): Promise<void> {
+/** Pushes `n` statuses (of `textKind`, when given) then the completion, yielding to the socket every 256 frames. */
+export async function pump(agent: BenchAgent, taskId: string, n: number, text: (i: number) => string = String, textKind?: "delta" | "progress"): Promise<void> {
   // Corked, so a burst leaves in one write instead of one syscall per frame: the load generator must not
   // be what limits the bridge.
   const socket = agent.socket;
   for (let i = 1; i <= n; i++) {
     if (i % 256 === 1) socket.cork();
-    agent.status(taskId, text(i));
+    agent.status(taskId, text(i), textKind);
     if (i % 256 === 0) {
       socket.uncork();
       await agent.writable();
