@@ -13,6 +13,10 @@ import { FACES, type Face, type FaceClient, type TextKind } from "./face-clients
 
 const EVENTS = Number(process.env.BENCH_FACE_EVENTS ?? (QUICK ? 5000 : 10_000));
 const TURNS = Number(process.env.BENCH_FACE_TURNS ?? (QUICK ? 10 : 30));
+/** BENCH_FACES=chat,rest: only the faces whose names contain one of these (and the baseline). */
+const ONLY = process.env.BENCH_FACES?.split(",").filter(Boolean);
+/** BENCH_FACE_KINDS=delta: only these kinds of events. */
+const KINDS = (process.env.BENCH_FACE_KINDS?.split(",") ?? ["progress", "delta"]) as TextKind[];
 /** The first event's text: unique, so a client finds it in whatever frame its face wraps it in. */
 const FIRST = "ev1.";
 
@@ -71,7 +75,7 @@ async function measureFace(router: Child, client: FaceClient, face: Face): Promi
 
 async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, clients: Map<string, FaceClient>): Promise<string[]> {
   agent.onExecute = (taskId, text) => void pumpTurn(agent, taskId, Number(text) || 1, kind);
-  const faces = FACES.filter((f) => (f.kinds ?? ["progress", "delta"]).includes(kind));
+  const faces = FACES.filter((f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.includes(o))));
   const byName = new Map(faces.map((f) => [f.name, f]));
   for (const f of faces) await timedTurn(clients.get(f.name)!, 500); // warm-up
   const res = await alternate(
@@ -103,7 +107,8 @@ export async function faces(): Promise<Section> {
   const clients = new Map<string, FaceClient>();
   try {
     for (const f of FACES) clients.set(f.name, await f.open(router, env));
-    const lines = [...(await measureKind(router, agent, "progress", clients)), ...(await measureKind(router, agent, "delta", clients))];
+    const lines: string[] = [];
+    for (const kind of KINDS) lines.push(...(await measureKind(router, agent, kind, clients)));
     return {
       title: `Faces (one hub agent, SQLite; ${fmt(EVENTS)} events a turn for events/s, first event over ${TURNS} turns of one; target >= 0.9x the JSON-RPC stream, first event within +1 ms)`,
       lines,
