@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
@@ -104,6 +105,18 @@ export function startSdkEcho(): Promise<Child> {
 /** A server that answers every POST with a canned result (bench/canned.ts): node:http alone, or express. */
 export function startCanned(kind: "raw" | "express"): Promise<Child> {
   return startChild(join(HERE, "canned.js"), [kind]);
+}
+
+/** A loopback port free now, for a server the bench names the port of (a face on a port of its own, gRPC's say). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as import("node:net").AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 let dbSeq = 0;
