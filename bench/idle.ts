@@ -35,6 +35,9 @@ async function perStream(child: Child, resubscribe: boolean, tag: string, count:
         batch.push(s);
       }
       await Promise.all(batch.map((s) => s.opened));
+      // A refused stream (a 503 past a connection bound) answers at once: it is not an idle stream.
+      const refused = batch.find((s) => s.res?.statusCode !== 200);
+      if (refused) throw new Error(`stream ${streams.length + batch.indexOf(refused)} refused: HTTP ${refused.res?.statusCode}`);
       streams.push(...batch);
     }
     // Past one heartbeat, so every stream's timer has fired (and re-armed) at least once.

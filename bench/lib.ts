@@ -188,7 +188,13 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
   let buf = "";
   const stream: SseStream = {} as SseStream;
   let open!: () => void;
-  stream.opened = new Promise<void>((r) => (open = r));
+  let refused!: (err: unknown) => void;
+  stream.opened = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    refused = reject;
+  });
+  // A stream that never opens (a connection error) fails whoever awaits `opened`, and no one else.
+  stream.opened.catch(() => {});
   stream.done = new Promise<number>((resolve, reject) => {
     const req = request(
       url,
@@ -225,7 +231,10 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
         res.on("close", () => resolve(count));
       },
     );
-    req.on("error", reject);
+    req.on("error", (err) => {
+      refused(err);
+      reject(err);
+    });
     req.end(payload);
     stream.req = req;
   });
