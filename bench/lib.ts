@@ -189,11 +189,8 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
   const stream: SseStream = {} as SseStream;
   let open!: () => void;
   let refused!: (err: unknown) => void;
-  stream.opened = new Promise<void>((resolve, reject) => {
-    open = resolve;
-    refused = reject;
-  });
   // A stream that never opens (a connection error) fails whoever awaits `opened`, and no one else.
+  stream.opened = new Promise<void>((resolve, reject) => void ([open, refused] = [resolve, reject]));
   stream.opened.catch(() => {});
   stream.done = new Promise<number>((resolve, reject) => {
     const req = request(
