@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
@@ -106,6 +107,18 @@ export function startCanned(kind: "raw" | "express"): Promise<Child> {
   return startChild(join(HERE, "canned.js"), [kind]);
 }
 
+/** A loopback port free now, for a server the bench names the port of (a face on a port of its own, gRPC's say). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as import("node:net").AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 let dbSeq = 0;
 export function tmpDb(): string {
   return `/tmp/a2a-bench-${process.pid}-${dbSeq++}.db`;
@@ -175,7 +188,10 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
   let buf = "";
   const stream: SseStream = {} as SseStream;
   let open!: () => void;
-  stream.opened = new Promise<void>((r) => (open = r));
+  let refused!: (err: unknown) => void;
+  // A stream that never opens (a connection error) fails whoever awaits `opened`, and no one else.
+  stream.opened = new Promise<void>((resolve, reject) => void ([open, refused] = [resolve, reject]));
+  stream.opened.catch(() => {});
   stream.done = new Promise<number>((resolve, reject) => {
     const req = request(
       url,
@@ -212,7 +228,10 @@ export function sseRequest(url: string, body: object, onEvent?: (data: string) =
         res.on("close", () => resolve(count));
       },
     );
-    req.on("error", reject);
+    req.on("error", (err) => {
+      refused(err);
+      reject(err);
+    });
     req.end(payload);
     stream.req = req;
   });
@@ -287,10 +306,14 @@ export class BenchAgent {
     return a;
   }
 
-  /** A working status whose text is `text` (numbers and stamps only: no escaping needed). */
-  status(taskId: string, text: string): void {
+  /**
+   * A working status whose text is `text` (numbers and stamps only: no escaping needed); `textKind` names its
+   * kind (CONTRACT 9: without it a hub status is a chunk of the answer, "delta").
+   */
+  status(taskId: string, text: string, textKind?: "delta" | "progress"): void {
+    const meta = textKind ? `,"metadata":{"textKind":"${textKind}"}` : "";
     this.ws.send(
-      `{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false}}`,
+      `{"jsonrpc":"2.0","method":"task.status","params":{"task_id":"${taskId}","status":{"state":"working","message":{"role":"agent","parts":[{"type":"text","text":"${text}"}]}},"final":false${meta}}}`,
     );
   }
 

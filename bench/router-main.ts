@@ -28,7 +28,11 @@ const count: AgentConnector = {
 const at = process.argv.indexOf("--store");
 const store = at > 0 ? process.argv[at + 1] : "memory";
 const schemas = new SchemaRegistry();
-const config = resolveConfig(schemas, { env: configFromEnv(process.env), flags: { port: 0, host: "127.0.0.1", store } });
+const resolved = resolveConfig(schemas, { env: configFromEnv(process.env), flags: { port: 0, host: "127.0.0.1", store } });
+// Every client of the bench comes from one loopback address, and the idle scenario holds 10,000 streams and
+// an agent: the connection bounds (limits.maxConnections, and maxConnectionsPerAddress, half of it by default)
+// would refuse the bench's own load from the 5,001st stream on.
+const config = { ...resolved, limits: { ...resolved.limits, maxConnections: 100_000, maxConnectionsPerAddress: 100_000 } };
 const router = await startRouter({ config, logger: createLogger(), schemas, hostedAgents: [count], eliza: false });
 const stop = () => void router.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);

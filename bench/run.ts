@@ -19,8 +19,21 @@ import { hop } from "./hop.js";
 import { growth } from "./growth.js";
 import { cluster } from "./cluster.js";
 import { catchUp } from "./catch-up.js";
+import { faces } from "./faces.js";
+import { clusterProc } from "./cluster-proc.js";
 
-const SCENARIOS: Record<string, () => Promise<Section>> = { relay, latency, idle, "slow-reader": slowReader, hop, "catch-up": catchUp, growth, cluster };
+const SCENARIOS: Record<string, () => Promise<Section>> = {
+  relay,
+  latency,
+  idle,
+  "slow-reader": slowReader,
+  hop,
+  "catch-up": catchUp,
+  growth,
+  cluster,
+  "cluster-proc": clusterProc,
+  faces,
+};
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(",") : Object.keys(SCENARIOS);
 const DOC = join(process.cwd(), "docs", "benchmarks.md");

@@ -6,11 +6,10 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import type { StreamEvent } from "../../core/model.js";
 import { requestDigest } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
-import { startChatTurn } from "../shared/chat-turn.js";
+import { eventBatches, startChatTurn, type TurnEvents } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { sendBadRequest, sendRefusal } from "./errors.js";
 import { acceptsMediaType } from "./file-parts.js";
@@ -111,16 +110,22 @@ function rawEvents(req: Request): boolean {
 }
 
 /** Streams one turn as UI message parts, then `[DONE]`. */
-async function writeTurn(res: Response, turn: UiTurn, events: AsyncIterable<StreamEvent>, raw: boolean, deps: AiSdkFaceDeps): Promise<void> {
+async function writeTurn(res: Response, turn: UiTurn, events: TurnEvents, raw: boolean, deps: AiSdkFaceDeps): Promise<void> {
   const stream = new DataStream(res, deps.heartbeatMs, UI_STREAM_HEADERS);
   const reader = createUiChunkReader(turn, { rawEvents: raw });
   try {
-    for (const chunk of reader.start()) await stream.send(chunk);
-    for await (const event of events) {
-      for (const chunk of reader.feed(event)) await stream.send(chunk);
+    await stream.sendAll(reader.start());
+    // A batch's parts leave in one write (see eventBatches).
+    for await (const batch of eventBatches(events)) {
+      const chunks: unknown[] = [];
+      for (const event of batch) {
+        chunks.push(...reader.feed(event));
+        if (reader.ended) break;
+      }
+      if (reader.ended) chunks.push("[DONE]");
+      await stream.sendAll(chunks);
       if (reader.ended) break;
     }
-    if (reader.ended) await stream.send("[DONE]");
   } catch (err) {
     deps.logger.error({ err }, "chat stream failed");
     if (!stream.closed) {

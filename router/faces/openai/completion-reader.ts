@@ -30,6 +30,10 @@ export function createCompletionReader() {
   let reasoning = "";
   // Exactly what the stream sent as content.
   let content = "";
+  // Whether the reasoning's last line is open, kept rather than read back: `reasoning.endsWith` flattens the
+  // growing string once a line (a turn of N progress lines was O(N^2): 0.54x the JSON-RPC stream's events/s
+  // at 10,000 lines, docs/benchmarks.md, issue 33).
+  let lineOpen = false;
   // The last event's reasoning, not sent yet: it may turn out to be the answer. `said`: the agent's own text.
   let held: { text: string; fresh: boolean; said: string }[] = [];
 
@@ -42,8 +46,9 @@ export function createCompletionReader() {
   const release = (out: CompletionDelta[], answer?: string): void => {
     for (const { text, fresh, said } of held) {
       if (said === "" || answer?.includes(said)) continue;
-      const delta = fresh && reasoning !== "" && !reasoning.endsWith("\n") ? `\n${text}` : text;
+      const delta = fresh && lineOpen ? `\n${text}` : text;
       reasoning += delta;
+      lineOpen = !delta.endsWith("\n");
       out.push({ reasoning_content: delta });
     }
     held = [];

@@ -6,13 +6,12 @@
  */
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import type { StreamEvent } from "../../core/model.js";
 import { requestDigest } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
-import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
+import { eventBatches, startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
-import { createCompletionReader, type CompletionDelta } from "./completion-reader.js";
+import { createCompletionReader, type CompletionDelta, type CompletionStep } from "./completion-reader.js";
 import { errorBody, fromThrown, openAiErrorBodies, REASON_ERRORS, REQUEST_ERRORS, sendError, TURN_ERRORS } from "../shared/openai-errors.js";
 import { conversationDigest, parseCompletionRequest, type CompletionRequest } from "./request.js";
 
@@ -159,23 +158,37 @@ async function streamCompletion(res: Response, turn: ChatTurn, request: Completi
     ...base,
     choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
   });
+  // A delta's chunk as text: the envelope rendered once, only the delta stringified per chunk (the same JSON
+  // as `chunk(delta)`, without an object and a copy of the envelope per event).
+  const head = `${JSON.stringify(base).slice(0, -1)},"choices":[{"index":0,"delta":`;
+  const deltaChunk = (delta: CompletionDelta) => `${head}${JSON.stringify(delta)},"finish_reason":null,"logprobs":null}]}`;
   const reader = createCompletionReader();
   try {
     await stream.send(chunk({ role: "assistant", content: "" } as CompletionDelta));
-    for await (const event of turn.events as AsyncIterable<StreamEvent>) {
-      const { deltas, end } = reader.feed(event);
-      for (const delta of deltas) await stream.send(chunk(delta));
-      if (!end) continue;
-      if (end.error !== undefined) {
-        const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
-        await stream.send(errorBody(err, end.error));
-      } else {
-        await answered(reader.content);
-        await stream.send(chunk({}, "stop"));
-        if (request.includeUsage) await stream.send({ ...base, choices: [], usage: NO_USAGE });
+    // A batch's chunks leave in one write (see eventBatches).
+    for await (const batch of eventBatches(turn.events)) {
+      const out: unknown[] = [];
+      let end: CompletionStep["end"];
+      for (const event of batch) {
+        const step = reader.feed(event);
+        for (const delta of step.deltas) out.push(deltaChunk(delta));
+        end = step.end;
+        if (end) break;
       }
-      await stream.send("[DONE]");
-      break;
+      if (end) {
+        if (end.error !== undefined) {
+          const err = TURN_ERRORS[end.state as keyof typeof TURN_ERRORS] ?? TURN_ERRORS.failed;
+          out.push(errorBody(err, end.error));
+        } else {
+          // Recorded before the answer goes out, so the conversation's next request finds it.
+          await answered(reader.content);
+          out.push(chunk({}, "stop"));
+          if (request.includeUsage) out.push({ ...base, choices: [], usage: NO_USAGE });
+        }
+        out.push("[DONE]");
+      }
+      await stream.sendAll(out);
+      if (end) break;
     }
   } catch (err) {
     deps.logger.error({ err }, "chat completion stream failed");

@@ -35,7 +35,24 @@ export interface ChatTurnRequest {
   metadata?: Record<string, unknown>;
 }
 
-export type ChatTurn = StartedTurn & { events: AsyncIterable<StreamEvent> };
+/** A turn's events as the service streams them: an AsyncIterable of events, and of batches (`nextBatch`). */
+export type TurnEvents = Awaited<ReturnType<TaskService["stream"]>>["events"];
+
+export type ChatTurn = StartedTurn & { events: TurnEvents };
+
+/**
+ * The events a batch at a time, as the engine committed them together, so a face writes a batch's chunks in
+ * one write (a write per chunk was a `writev` per event: /v1/chat/completions and /api/chat at 0.5-0.8x the
+ * JSON-RPC stream, which writes a batch at once; docs/benchmarks.md, issue 33). Leaving the loop early ends
+ * the reading (never the turn), as a `for await` over the events does.
+ */
+export async function* eventBatches(events: TurnEvents): AsyncGenerator<StreamEvent[], void, undefined> {
+  try {
+    for (let batch = await events.nextBatch(); !batch.done; batch = await events.nextBatch()) yield batch.value;
+  } finally {
+    events.close();
+  }
+}
 
 /** Starts the turn and returns its live events. TaskErrors (unknown agent, offline, ...) reach the face. */
 export async function startChatTurn(service: TaskService, req: ChatTurnRequest): Promise<ChatTurn> {

@@ -53,6 +53,14 @@ export class DataStream {
     if (!this.#writer.write(frame)) await this.#writer.drained();
   }
 
+  /** Writes frames in one write (one chunk, one syscall), waiting while the socket is full. */
+  async sendAll(items: readonly unknown[]): Promise<void> {
+    if (items.length === 0) return;
+    let frames = "";
+    for (const data of items) frames += formatEvent(typeof data === "string" ? data : JSON.stringify(data));
+    if (!this.#writer.write(frames)) await this.#writer.drained();
+  }
+
   end(): void {
     this.#writer.end();
   }

@@ -1,0 +1,58 @@
+/**
+ * The faces the `faces` scenario (bench/faces.ts) measures, one entry each: how a client of that face runs
+ * one turn of the bench's hub agent `bench` (its message's text is the number of events the agent streams)
+ * and hands every message it reads to `seen` (the scenario finds the first event in it and counts messages).
+ * The first entry is the baseline every other is compared with. An SSE face is one `sseFace(...)` line;
+ * any other transport (gRPC, an MCP client) is an object with `open` returning a `turn`.
+ */
+import { randomUUID } from "node:crypto";
+import { sseRequest, type Child } from "./lib.js";
+
+/** What the agent's events are: progress lines (a message each on every face) or the answer's deltas. */
+export type TextKind = "progress" | "delta";
+
+export interface FaceClient {
+  /** Runs one turn whose message text is `text`; `seen` gets each message read (its text or JSON); resolves at its end. */
+  turn(text: string, seen: (data: string) => void): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export interface Face {
+  name: string;
+  /** The kinds of events this face writes one message per event for (default both). */
+  kinds?: TextKind[];
+  /** Environment the router needs for this face (a port to listen on, say); merged over every face's. */
+  routerEnv?: () => NodeJS.ProcessEnv | Promise<NodeJS.ProcessEnv>;
+  /** A client of this face against `router` (`env`: the merged routerEnv the router was started with). */
+  open(router: Child, env: NodeJS.ProcessEnv): Promise<FaceClient>;
+}
+
+/** A face read as SSE: a POST of `body(text)` to `path` of the router, every `data:` line one message. */
+export function sseFace(name: string, path: string, body: (text: string) => object, headers: Record<string, string> = {}): Face {
+  return {
+    name,
+    open: async (router) => ({
+      turn: (text, seen) => sseRequest(router.url + path, body(text), seen, headers).done.then(() => undefined),
+    }),
+  };
+}
+
+export const FACES: Face[] = [
+  // The baseline: the agent's own A2A JSON-RPC endpoint, v0.3 `message/stream`.
+  sseFace("JSON-RPC message/stream", "/agents/bench", (text) => ({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "message/stream",
+    params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }] } },
+  })),
+  sseFace("REST message:stream", "/agents/bench/rest/message:stream", (text) => ({
+    message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }] },
+  })),
+  sseFace("/v1/chat/completions", "/v1/chat/completions", (text) => ({ model: "bench", messages: [{ role: "user", content: text }], stream: true })),
+  // A new chat id each turn: a chat whose last task waits for input would continue it.
+  sseFace("/api/chat", "/api/chat", (text) => ({
+    id: randomUUID(),
+    agent: "bench",
+    messages: [{ id: randomUUID(), role: "user", parts: [{ type: "text", text }] }],
+  })),
+];
