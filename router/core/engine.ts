@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
+import { copyData } from "./data-copy.js";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
@@ -253,7 +254,7 @@ export class TaskEngine {
     this.#turnWaiters.wake(task.id);
     this.#commits.add(task);
     const stored = this.#commits.flushed(task.id);
-    const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
+    const started = { task: existing ? copyData(task) : copyOfNew(task), fromSeq: task.lastSeq };
     this.#started.set(started, live);
     // Early, a turn that ends within the tick is stored with its task in one commit, not two (answers wait for
     // commits). A stream subscribes once its task is stored: its agent starts then, so it sees the turn live.
@@ -322,7 +323,7 @@ export class TaskEngine {
       }
       if (!(await this.#leases.writeOwnFinal(task, "canceled", "Canceled by the client.", lease)))
         throw TaskError.internal("the router could not store the cancel");
-      return structuredClone(task);
+      return copyData(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
     // explicit cancel, not on a dropped connection), but never let a slow agent hold the client up.
@@ -336,7 +337,7 @@ export class TaskEngine {
     }
     if (!live.turnEnded) this.#turns.endTurn(live, "canceled", "Canceled by the client.");
     if (!(await this.#commits.flushed(taskId))) throw TaskError.internal("the router could not store the cancel");
-    return structuredClone(live.task);
+    return copyData(live.task);
   }
 
   /**

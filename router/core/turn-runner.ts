@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
+import { copyData } from "./data-copy.js";
 import type { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, LiveTask } from "./engine-types.js";
 import { agentText, isTerminal, TEXT_KIND_KEY, TURN_END_STATES, type AgentUpdate, type LoggedEvent, type SendRequest } from "./model.js";
@@ -47,7 +48,7 @@ export class TurnRunner {
       const updates = agent.execute({
         // The agent's own copy. A new task's (nothing logged yet) shares only what the agent is handed anyway,
         // ctx.message and ctx.metadata's values; a deep clone was ~4% of a tasks/send to the echo.
-        task: task.lastSeq === 0 ? copyOfNew(task) : structuredClone(task),
+        task: task.lastSeq === 0 ? copyOfNew(task) : copyData(task),
         message: req.message,
         skill,
         metadata: req.metadata,

@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import type { RouterMetrics } from "../observability/metrics.js";
+import { writeJson } from "../core/json-pieces.js";
 import { failure } from "../jsonrpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
@@ -55,9 +56,21 @@ export function rpcHandler(deps: RpcRouteDeps) {
   };
 }
 
-/** res.json without the ETag: hashing every answer buys nothing on a POST (no conditional requests). */
+/**
+ * res.json without the ETag (hashing every answer buys nothing on a POST: no conditional requests), and written
+ * in pieces: a task that holds a 10 MB text is a 30 MB answer, which as one string would be built, flattened and
+ * encoded whole (three copies of it at once). A small answer is one piece, sent with its Content-Length; a
+ * larger one goes out chunked, piece by piece.
+ */
 function sendJson(res: Response, body: unknown): void {
   res.statusCode = 200;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.end(JSON.stringify(body));
+  let first: string | undefined;
+  writeJson(body, (piece) => {
+    if (first === undefined) return void (first = piece);
+    if (first !== "") res.write(first);
+    first = "";
+    res.write(piece);
+  });
+  res.end(first || undefined);
 }
