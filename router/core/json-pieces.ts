@@ -158,3 +158,18 @@ class PieceWriter {
     this.#put('"');
   }
 }
+
+const ENCODER = new TextEncoder();
+
+/**
+ * `value`'s JSON as UTF-8 bytes, in an ArrayBuffer of their exact size (it can be transferred to a worker), made
+ * without ever holding the JSON as one string: serialized twice, once to size it and once into the bytes.
+ */
+export function jsonUtf8(value: unknown): Uint8Array {
+  let length = 0;
+  writeJson(value, (piece) => (length += Buffer.byteLength(piece)));
+  const out = new Uint8Array(length);
+  let at = 0;
+  writeJson(value, (piece) => (at += ENCODER.encodeInto(piece, out.subarray(at)).written));
+  return out;
+}

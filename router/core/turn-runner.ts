@@ -15,7 +15,10 @@ export interface TurnRunnerHost {
   taskTimeoutMs: number;
   /** Uncommitted events above which the runner waits for the store before reading the agent further. */
   maxPendingEvents: number;
-  /** Bytes of uncommitted events above which the same (a few large events are as heavy as many small ones). */
+  /**
+   * Bytes of uncommitted events, besides the update just read, above which the same (a few large events are as
+   * heavy as many small ones).
+   */
   maxUnstoredBytes: number;
   observer?: EngineObserver;
 }
@@ -56,12 +59,16 @@ export class TurnRunner {
         flushed: () => this.#host.commits.flushed(task.id),
       });
       live.running = true;
+      const { commits } = this.#host;
       for await (const update of updates) {
         if (live.turnEnded) break;
+        // What was waiting for the store before this update: the update itself does not count, so a large one
+        // (a whole 10 MB answer) is not committed on its own, its task snapshot written in full, only to be
+        // written again with the next update a moment later. The bound is the limit plus one update.
+        const unstored = commits.unstoredBytes;
         this.#append(live, update);
         if (live.turnEnded) break;
-        const { commits } = this.#host;
-        if (commits.pending > this.#host.maxPendingEvents || commits.unstoredBytes > this.#host.maxUnstoredBytes) await commits.flushed(task.id);
+        if (commits.pending > this.#host.maxPendingEvents || unstored > this.#host.maxUnstoredBytes) await commits.flushed(task.id);
       }
       if (!live.turnEnded) {
         if (live.canceling) this.endTurn(live, "canceled", "Canceled by the client.");

@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import { eventJson, noteEventBytes } from "../core/event-bytes.js";
+import { jsonUtf8 } from "../core/json-pieces.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
 import { SqliteTables } from "./sqlite-tables.js";
@@ -45,6 +46,27 @@ export const DEFAULT_INLINE_MAX_ROWS = 128;
 const TRANSFER_MIN_CHARS = 64 * 1024;
 const TEXT_ENCODER = new TextEncoder();
 export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024;
+
+/** Live tasks (the engine commits the same object again and again) whose JSON was large at their last commit. */
+const LARGE_TASKS = new WeakSet<Task>();
+
+/**
+ * A task row's JSON: a large task's (one that was large before, or whose batch carries a large event of it,
+ * which its status or history then holds) straight as UTF-8 bytes, serialized in pieces: as one string, then
+ * encoded, a 30 MB task was 30 MB of string and 30 MB of bytes at once, the string left in V8's large-object
+ * space until a full collection. Any other, a string (V8's own stringify, the fastest for small JSON).
+ */
+function taskJson(task: Task, largeEvent: boolean): RowJson {
+  if (largeEvent || LARGE_TASKS.has(task)) {
+    const bytes = jsonUtf8(task);
+    if (bytes.length < TRANSFER_MIN_CHARS) LARGE_TASKS.delete(task);
+    else LARGE_TASKS.add(task);
+    return bytes;
+  }
+  const json = JSON.stringify(task);
+  if (json.length >= TRANSFER_MIN_CHARS) LARGE_TASKS.add(task);
+  return json;
+}
 
 /** SqliteStore.open's options. */
 export interface SqliteStoreOptions {
@@ -167,16 +189,18 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   async commit(batch: CommitBatch): Promise<void> {
     // Serialize first: a batch that cannot be serialized fails before the transaction starts.
     let bytes = 0;
-    const tasks = batch.tasks.map((t): TaskRow => {
-      const json = JSON.stringify(t);
-      bytes += json.length;
-      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
-    });
+    const largeEvents = new Set<string>();
     const events = batch.events.map((e): EventRow => {
       // eventJson: the live streams that get these events count them by this same JSON, serialized once.
       const json = eventJson(e);
       bytes += json.length;
+      if (json.length >= TRANSFER_MIN_CHARS) largeEvents.add(e.taskId);
       return [e.taskId, e.seq, json];
+    });
+    const tasks = batch.tasks.map((t): TaskRow => {
+      const json = taskJson(t, largeEvents.has(t.id));
+      bytes += json.length;
+      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
     });
     if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
       this.#commitCounts.inline++;
@@ -187,7 +211,11 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     // more (into the message, then into the writer's heap, garbage there until its own GC runs).
     const transfer: ArrayBuffer[] = [];
     const moved = (json: RowJson): RowJson => {
-      if (typeof json !== "string" || json.length < TRANSFER_MIN_CHARS) return json;
+      if (typeof json !== "string") {
+        transfer.push(json.buffer as ArrayBuffer);
+        return json;
+      }
+      if (json.length < TRANSFER_MIN_CHARS) return json;
       const bytes = TEXT_ENCODER.encode(json);
       transfer.push(bytes.buffer as ArrayBuffer);
       return bytes;
