@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { LoggedEvent, Task } from "./model.js";
-import { eventJson, stored } from "./event-bytes.js";
+import { eventBytes, stored } from "./event-bytes.js";
 import type { CommitBatch, CommitResult, TaskStore } from "./store.js";
 
 const RETRY_MIN_MS = 50;
@@ -162,7 +162,7 @@ export class CommitQueue {
   /** Queues a task snapshot (always the live object: the newest state wins) and optionally an event. */
   add(task: Task, event?: LoggedEvent): void {
     const gen = ++this.#addedGen;
-    if (event) this.#unstoredBytes += eventJson(event).length;
+    if (event) this.#unstoredBytes += eventBytes(event);
     const lane = this.#lanes.get(task.id);
     // A task being retried keeps its writes in order behind the failed ones, off the shared batch.
     if (lane) lane.next.add(task, event, gen);
@@ -288,7 +288,7 @@ export class CommitQueue {
   /** Events out of the queue's hands, stored or given up on. */
   #settled(events: LoggedEvent[]): void {
     for (const e of events) {
-      this.#unstoredBytes -= eventJson(e).length;
+      this.#unstoredBytes -= eventBytes(e);
       stored(e);
     }
   }

@@ -11,31 +11,28 @@
 export const PIECE_CHARS = 64 * 1024;
 
 /**
- * Writes `JSON.stringify(value)` to `sink` in order, in pieces: joined, they are exactly its text (also for
- * `toJSON`, skipped `undefined` members, `null` for non-finite numbers and holes). A long string is cut only
- * between code points, so each piece is well-formed on its own (UTF-8 encodes the pieces as it would the
- * whole). Returns false, writing nothing, where JSON.stringify returns undefined (`value` is undefined, a
- * function or a symbol).
+ * `JSON.stringify(value)` in order, in pieces: joined, they are exactly its text (also for `toJSON`, skipped
+ * `undefined` members, `null` for non-finite numbers and holes). A long string is cut only between code points,
+ * so each piece is well-formed on its own (UTF-8 encodes the pieces as it would the whole). Nothing where
+ * JSON.stringify returns undefined (`value` is undefined, a function or a symbol). Lazily: a consumer that
+ * waits between pieces (a socket's backpressure) holds one piece at a time.
  */
-export function writeJson(value: unknown, sink: (piece: string) => void, pieceChars = PIECE_CHARS): boolean {
+export function* jsonPieces(value: unknown, pieceChars = PIECE_CHARS): Generator<string, void, undefined> {
   // Nearly every value is a small one, and V8's own stringify is several times faster than a walk in JS.
   if (fewSmall(value, pieceChars)) {
     const json = JSON.stringify(value);
-    if (json === undefined) return false;
-    sink(json);
-    return true;
+    if (json !== undefined) yield json;
+    return;
   }
-  const out = new PieceWriter(sink, pieceChars);
-  const written = out.value(value, "");
-  out.flush();
-  return written;
+  const out = new PieceWriter(pieceChars);
+  for (const done of out.value(value, "")) if (done) yield done;
+  const last = out.flush();
+  if (last) yield last;
 }
 
-/** The pieces of `value`'s JSON, collected (a caller that needs them all before it can use any). */
-export function jsonPieces(value: unknown, pieceChars = PIECE_CHARS): string[] {
-  const pieces: string[] = [];
-  writeJson(value, (p) => pieces.push(p), pieceChars);
-  return pieces;
+/** Hands `value`'s JSON pieces (jsonPieces) to `sink`, in order. */
+export function writeJson(value: unknown, sink: (piece: string) => void, pieceChars = PIECE_CHARS): void {
+  for (const piece of jsonPieces(value, pieceChars)) sink(piece);
 }
 
 /** Nodes a value may have to be taken as small without a walk of all of it. */
@@ -70,92 +67,93 @@ function withToJson(value: unknown, key: string): unknown {
   return typeof toJSON === "function" ? toJSON.call(value, key) : value;
 }
 
+/**
+ * The walk for a value that is not small. Its generators yield a finished piece, or "" for nothing yet (the
+ * pieces are gathered in `#held` and handed out once about `max` characters long).
+ */
 class PieceWriter {
-  #sink: (piece: string) => void;
   #max: number;
   #held: string[] = [];
   #heldChars = 0;
 
-  constructor(sink: (piece: string) => void, max: number) {
-    this.#sink = sink;
+  constructor(max: number) {
     this.#max = max;
   }
 
-  flush(): void {
-    if (this.#heldChars === 0) return;
-    this.#sink(this.#held.length === 1 ? this.#held[0]! : this.#held.join(""));
+  /** What is held, as one piece ("" when nothing is). */
+  flush(): string {
+    if (this.#heldChars === 0) return "";
+    const piece = this.#held.length === 1 ? this.#held[0]! : this.#held.join("");
     this.#held = [];
     this.#heldChars = 0;
+    return piece;
   }
 
-  #put(text: string): void {
+  /** Holds `text`; a finished piece once enough is held, else "". */
+  #put(text: string): string {
     this.#held.push(text);
     this.#heldChars += text.length;
-    if (this.#heldChars >= this.#max) this.flush();
+    return this.#heldChars >= this.#max ? this.flush() : "";
   }
 
-  /** JSON.stringify's SerializeJSONProperty: false where it yields undefined (the member is skipped). */
-  value(value: unknown, key: string): boolean {
+  /** JSON.stringify's SerializeJSONProperty for `value` under `key` (the top level: nothing when undefined). */
+  value(value: unknown, key: string): Generator<string, void, undefined> {
     return this.#resolved(withToJson(value, key));
   }
 
-  /** `value` once its toJSON (if any) has been applied. */
-  #resolved(value: unknown): boolean {
+  /** `value` once its toJSON (if any) has been applied; its caller has checked that it is serialized. */
+  *#resolved(value: unknown): Generator<string, void, undefined> {
     if (typeof value === "string") {
-      if (value.length <= this.#max) this.#put(JSON.stringify(value));
-      else this.#longString(value);
-      return true;
+      if (value.length <= this.#max) yield this.#put(JSON.stringify(value));
+      else yield* this.#longString(value);
+      return;
     }
-    if (value === null || typeof value !== "object") {
+    if (value === null || typeof value !== "object" || value instanceof String || value instanceof Number || value instanceof Boolean) {
       const json = JSON.stringify(value);
-      if (json === undefined) return false;
-      this.#put(json);
-      return true;
+      if (json !== undefined) yield this.#put(json);
+      return;
     }
-    if (value instanceof String || value instanceof Number || value instanceof Boolean) {
-      this.#put(JSON.stringify(value));
-      return true;
-    }
-    if (Array.isArray(value)) this.#array(value);
-    else this.#object(value as Record<string, unknown>);
-    return true;
+    if (Array.isArray(value)) yield* this.#array(value);
+    else yield* this.#object(value as Record<string, unknown>);
   }
 
-  #array(items: unknown[]): void {
-    this.#put("[");
+  *#array(items: unknown[]): Generator<string, void, undefined> {
+    yield this.#put("[");
     for (let i = 0; i < items.length; i++) {
-      if (i > 0) this.#put(",");
-      if (!this.value(items[i], String(i))) this.#put("null");
+      if (i > 0) yield this.#put(",");
+      const item = withToJson(items[i], String(i));
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") yield this.#put("null");
+      else yield* this.#resolved(item);
     }
-    this.#put("]");
+    yield this.#put("]");
   }
 
-  #object(obj: Record<string, unknown>): void {
-    this.#put("{");
+  *#object(obj: Record<string, unknown>): Generator<string, void, undefined> {
+    yield this.#put("{");
     let first = true;
     for (const key of Object.keys(obj)) {
       const member = withToJson(obj[key], key);
       if (member === undefined || typeof member === "function" || typeof member === "symbol") continue;
-      this.#put(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+      yield this.#put(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
       first = false;
-      this.#resolved(member);
+      yield* this.#resolved(member);
     }
-    this.#put("}");
+    yield this.#put("}");
   }
 
   /** A string longer than a piece: quoted and escaped slice by slice, never cutting a surrogate pair. */
-  #longString(text: string): void {
-    this.#put('"');
+  *#longString(text: string): Generator<string, void, undefined> {
+    yield this.#put('"');
     for (let at = 0; at < text.length; ) {
       let end = Math.min(at + this.#max, text.length);
       const last = text.charCodeAt(end - 1);
       // A high surrogate at the cut goes with its pair (a slice of one character keeps both).
       if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - 1 > at ? -1 : 1;
       const quoted = JSON.stringify(text.slice(at, end));
-      this.#put(quoted.slice(1, -1));
+      yield this.#put(quoted.slice(1, -1));
       at = end;
     }
-    this.#put('"');
+    yield this.#put('"');
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
-import { eventJson, noteEventBytes } from "../core/event-bytes.js";
+import { eventBytes, eventJson, keptEventJson, noteEventBytes } from "../core/event-bytes.js";
 import { jsonUtf8 } from "../core/json-pieces.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
@@ -191,10 +191,14 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     let bytes = 0;
     const largeEvents = new Set<string>();
     const events = batch.events.map((e): EventRow => {
-      // eventJson: the live streams that get these events count them by this same JSON, serialized once.
-      const json = eventJson(e);
+      // eventJson: the live streams that get these events count them by this same JSON, serialized once. A large
+      // event's JSON is not kept (eventBytes): it goes straight to bytes, like a large task's.
+      const size = eventBytes(e);
+      const large = size >= TRANSFER_MIN_CHARS;
+      if (large) largeEvents.add(e.taskId);
+      const kept = keptEventJson(e);
+      const json = !large ? (kept ?? eventJson(e)) : kept !== undefined ? TEXT_ENCODER.encode(kept) : jsonUtf8(e);
       bytes += json.length;
-      if (json.length >= TRANSFER_MIN_CHARS) largeEvents.add(e.taskId);
       return [e.taskId, e.seq, json];
     });
     const tasks = batch.tasks.map((t): TaskRow => {
