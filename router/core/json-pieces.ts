@@ -7,7 +7,10 @@
  * (router/http/rpc-route.ts), a hash (stable message ids), a store row's bytes.
  */
 
-/** About how long each piece is (a long string is cut into pieces of this many characters). */
+/**
+ * About how long each piece is: a long string is cut into slices of this many characters (escaped, a slice may
+ * be up to six times longer: `\u2028` for each character, at worst).
+ */
 export const PIECE_CHARS = 64 * 1024;
 
 /**
