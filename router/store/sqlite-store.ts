@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
-import { eventBytes, eventJson, keptEventJson, noteEventBytes } from "../core/event-bytes.js";
-import { jsonUtf8 } from "../core/json-pieces.js";
+import { noteEventBytes } from "../core/event-bytes.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { isFile } from "./sqlite-open.js";
+import { eventRowJson, taskRowJson, TRANSFER_MIN_CHARS, utf8 } from "./sqlite-row-json.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
 import {
@@ -42,31 +42,7 @@ const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb:
  * many tasks (128 such rows ~1-1.5 ms), by bytes when they are large (four 64 KB events ~1 ms).
  */
 export const DEFAULT_INLINE_MAX_ROWS = 128;
-/** JSON this long or longer goes to the writer as transferred UTF-8 bytes rather than as a string. */
-const TRANSFER_MIN_CHARS = 64 * 1024;
-const TEXT_ENCODER = new TextEncoder();
 export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024;
-
-/** Live tasks (the engine commits the same object again and again) whose JSON was large at their last commit. */
-const LARGE_TASKS = new WeakSet<Task>();
-
-/**
- * A task row's JSON: a large task's (one that was large before, or whose batch carries a large event of it,
- * which its status or history then holds) straight as UTF-8 bytes, serialized in pieces: as one string, then
- * encoded, a 30 MB task was 30 MB of string and 30 MB of bytes at once, the string left in V8's large-object
- * space until a full collection. Any other, a string (V8's own stringify, the fastest for small JSON).
- */
-function taskJson(task: Task, largeEvent: boolean): RowJson {
-  if (largeEvent || LARGE_TASKS.has(task)) {
-    const bytes = jsonUtf8(task);
-    if (bytes.length < TRANSFER_MIN_CHARS) LARGE_TASKS.delete(task);
-    else LARGE_TASKS.add(task);
-    return bytes;
-  }
-  const json = JSON.stringify(task);
-  if (json.length >= TRANSFER_MIN_CHARS) LARGE_TASKS.add(task);
-  return json;
-}
 
 /** SqliteStore.open's options. */
 export interface SqliteStoreOptions {
@@ -191,18 +167,13 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     let bytes = 0;
     const largeEvents = new Set<string>();
     const events = batch.events.map((e): EventRow => {
-      // eventJson: the live streams that get these events count them by this same JSON, serialized once. A large
-      // event's JSON is not kept (eventBytes): it goes straight to bytes, like a large task's.
-      const size = eventBytes(e);
-      const large = size >= TRANSFER_MIN_CHARS;
-      if (large) largeEvents.add(e.taskId);
-      const kept = keptEventJson(e);
-      const json = !large ? (kept ?? eventJson(e)) : kept !== undefined ? TEXT_ENCODER.encode(kept) : jsonUtf8(e);
+      const json = eventRowJson(e);
       bytes += json.length;
+      if (typeof json !== "string") largeEvents.add(e.taskId);
       return [e.taskId, e.seq, json];
     });
     const tasks = batch.tasks.map((t): TaskRow => {
-      const json = taskJson(t, largeEvents.has(t.id));
+      const json = taskRowJson(t, largeEvents.has(t.id));
       bytes += json.length;
       return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
     });
@@ -220,7 +191,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
         return json;
       }
       if (json.length < TRANSFER_MIN_CHARS) return json;
-      const bytes = TEXT_ENCODER.encode(json);
+      const bytes = utf8(json);
       transfer.push(bytes.buffer as ArrayBuffer);
       return bytes;
     };
