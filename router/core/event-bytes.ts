@@ -5,7 +5,7 @@
  * buffer).
  */
 import { memoOf, peekMemo } from "./event-memo.js";
-import { jsonPieces } from "./json-pieces.js";
+import { jsonPieces, smallJson } from "./json-pieces.js";
 import type { StreamEvent } from "./model.js";
 
 /**
@@ -48,6 +48,8 @@ export function eventBytes(event: StreamEvent): number {
   const memo = peekMemo(event);
   const known = memo?.json?.length ?? memo?.bytes;
   if (known !== undefined) return known;
+  const small = smallJson(event);
+  if (small !== undefined) return eventJson(event, small).length;
   let bytes = 0;
   let only: string | undefined;
   let count = 0;

@@ -33,6 +33,14 @@ export function* jsonPieces(value: unknown, pieceChars = PIECE_CHARS): Generator
   if (last) yield last;
 }
 
+/**
+ * `value`'s JSON when it is small (one piece: V8's own stringify), else undefined without serializing anything:
+ * the cheap first step of a caller that keeps small JSON whole (event-bytes.ts).
+ */
+export function smallJson(value: unknown, pieceChars = PIECE_CHARS): string | undefined {
+  return fewSmall(value, pieceChars) ? JSON.stringify(value) : undefined;
+}
+
 /** Hands `value`'s JSON pieces (jsonPieces) to `sink`, in order. */
 export function writeJson(value: unknown, sink: (piece: string) => void, pieceChars = PIECE_CHARS): void {
   for (const piece of jsonPieces(value, pieceChars)) sink(piece);
