@@ -1,10 +1,13 @@
 import type { Logger } from "pino";
 import type { LoggedEvent, Task } from "./model.js";
-import { eventJson, stored } from "./event-bytes.js";
+import { eventBytes, stored } from "./event-bytes.js";
 import type { CommitBatch, CommitResult, TaskStore } from "./store.js";
 
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2000;
+
+/** Bytes of events above which a commit takes the writes of fewer tasks (at least one), the rest in the next. */
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 /** How long one task's writes are retried before the task is given up on, by default (`limits.commitRetryMs`). */
 export const DEFAULT_COMMIT_RETRY_MS = 30_000;
@@ -63,6 +66,24 @@ class Writes {
     for (const [id, g] of later.firstGen) if (!this.firstGen.has(id)) this.firstGen.set(id, g);
   }
 
+  /**
+   * Removes the writes of the first tasks (in the order they were added) whose events hold up to `maxBytes`,
+   * always at least one task, and returns them; the rest stay, in order.
+   */
+  takeFirst(maxBytes: number): Writes {
+    const bytes = new Map<string, number>();
+    for (const e of this.events) bytes.set(e.taskId, (bytes.get(e.taskId) ?? 0) + eventBytes(e));
+    const out = new Writes();
+    let taken = 0;
+    for (const id of [...this.tasks.keys()]) {
+      const size = bytes.get(id) ?? 0;
+      if (out.tasks.size > 0 && taken + size > maxBytes) break;
+      taken += size;
+      out.append(this.take(id));
+    }
+    return out;
+  }
+
   /** Removes one task's writes and returns them. */
   take(taskId: string): Writes {
     const out = new Writes();
@@ -116,8 +137,9 @@ interface Waiter {
 
 /**
  * Batches store writes: everything appended during one tick goes to the store in one `commit` (one
- * transaction), and only then is handed to `onCommitted` for fan-out, so nobody is ever told of an event
- * that is not yet durable.
+ * transaction; past MAX_BATCH_BYTES of events, the writes of whole tasks up to that much, the rest in the
+ * next), and only then is handed to `onCommitted` for fan-out, so nobody is ever told of an event that is not
+ * yet durable.
  *
  * A failed commit is isolated to the tasks it cannot store: the batch is split and written task by task, and
  * each task that still fails gets a lane of its own, retried with capped backoff (50 ms doubling to 2 s) while
@@ -162,7 +184,7 @@ export class CommitQueue {
   /** Queues a task snapshot (always the live object: the newest state wins) and optionally an event. */
   add(task: Task, event?: LoggedEvent): void {
     const gen = ++this.#addedGen;
-    if (event) this.#unstoredBytes += eventJson(event).length;
+    if (event) this.#unstoredBytes += eventBytes(event);
     const lane = this.#lanes.get(task.id);
     // A task being retried keeps its writes in order behind the failed ones, off the shared batch.
     if (lane) lane.next.add(task, event, gen);
@@ -193,8 +215,13 @@ export class CommitQueue {
   async #flush(): Promise<void> {
     if (this.#pending.empty) return;
     this.#flushing = true;
-    const writes = (this.#inFlight = this.#pending);
-    this.#pending = new Writes();
+    let writes = this.#pending;
+    // Large writes of several tasks go a few tasks at a time: a store holds several copies of what one commit
+    // writes while it writes it (SQLite: the rows' bytes, its bound copies, the records it builds), so one
+    // transaction of six 50 MB tasks held all of that at once.
+    if (this.#unstoredBytes > MAX_BATCH_BYTES && writes.tasks.size > 1) writes = writes.takeFirst(MAX_BATCH_BYTES);
+    else this.#pending = new Writes();
+    this.#inFlight = writes;
     try {
       this.#committed(writes, await this.#store.commit(writes.batch()));
     } catch (err) {
@@ -288,7 +315,7 @@ export class CommitQueue {
   /** Events out of the queue's hands, stored or given up on. */
   #settled(events: LoggedEvent[]): void {
     for (const e of events) {
-      this.#unstoredBytes -= eventJson(e).length;
+      this.#unstoredBytes -= eventBytes(e);
       stored(e);
     }
   }

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
+import { copyData } from "./data-copy.js";
 import { TaskError } from "./errors.js";
 import type { AgentConnector } from "./agent.js";
 import { CommitQueue } from "./commit-queue.js";
@@ -253,7 +254,7 @@ export class TaskEngine {
     this.#turnWaiters.wake(task.id);
     this.#commits.add(task);
     const stored = this.#commits.flushed(task.id);
-    const started = { task: existing ? structuredClone(task) : copyOfNew(task), fromSeq: task.lastSeq };
+    const started = { task: existing ? copyData(task) : copyOfNew(task), fromSeq: task.lastSeq };
     this.#started.set(started, live);
     // Early, a turn that ends within the tick is stored with its task in one commit, not two (answers wait for
     // commits). A stream subscribes once its task is stored: its agent starts then, so it sees the turn live.
@@ -325,7 +326,7 @@ export class TaskEngine {
       // The agent may still hold the task (an SDK handler in ctx.ask, an upstream task waiting for input): tell it.
       const holder = this.#opts.agents.find(task.agentId);
       holder?.cancel?.(taskId).catch((err) => this.#log.warn({ err, task: taskId }, "agent cancel failed"));
-      return structuredClone(task);
+      return copyData(task);
     }
     // Tell the agent before cutting its stream (an upstream A2A server cancels its executor only on an
     // explicit cancel, not on a dropped connection), but never let a slow agent hold the client up.
@@ -339,7 +340,7 @@ export class TaskEngine {
     }
     if (!live.turnEnded) this.#turns.endTurn(live, "canceled", "Canceled by the client.");
     if (!(await this.#commits.flushed(taskId))) throw TaskError.internal("the router could not store the cancel");
-    return structuredClone(live.task);
+    return copyData(live.task);
   }
 
   /**

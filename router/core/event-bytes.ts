@@ -5,6 +5,7 @@
  * buffer).
  */
 import { memoOf, peekMemo } from "./event-memo.js";
+import { jsonPieces, smallJson } from "./json-pieces.js";
 import type { StreamEvent } from "./model.js";
 
 /**
@@ -14,12 +15,12 @@ import type { StreamEvent } from "./model.js";
  */
 const KEEP_JSON_CHARS = 16 * 1024;
 
-/** The event's JSON (`JSON.stringify`), serialized on first use and memoized on the event. */
-export function eventJson(event: StreamEvent): string {
+/** The event's JSON (`JSON.stringify`, or `serialized` when the caller has it), serialized on first use and memoized on the event. */
+export function eventJson(event: StreamEvent, serialized?: string): string {
   const memo = peekMemo(event);
   if (memo?.json !== undefined) return memo.json;
   // Serialized before the memo is added where it can be: V8's stringify is a little slower on an object with one.
-  const json = JSON.stringify(event);
+  const json = serialized ?? JSON.stringify(event);
   (memo ?? memoOf(event)).json = json;
   return json;
 }
@@ -37,8 +38,31 @@ export function noteEventBytes(event: StreamEvent, bytes: number): void {
   memoOf(event).bytes = bytes;
 }
 
-/** What holding the event costs a stream, in bytes: its JSON's length (UTF-16 code units, near enough). */
+/**
+ * What holding the event costs a stream, and the commit queue, in bytes: its JSON's length (UTF-16 code units,
+ * near enough). A small event's JSON is made and kept (the store writes it next); a large one's is only
+ * measured, in pieces (json-pieces.ts), and its size kept: a store writes it its own way (SQLite: straight to
+ * bytes, `jsonUtf8`), and the memory store not at all.
+ */
 export function eventBytes(event: StreamEvent): number {
   const memo = peekMemo(event);
-  return memo?.json?.length ?? memo?.bytes ?? eventJson(event).length;
+  const known = memo?.json?.length ?? memo?.bytes;
+  if (known !== undefined) return known;
+  const small = smallJson(event);
+  if (small !== undefined) return eventJson(event, small).length;
+  let bytes = 0;
+  let only: string | undefined;
+  let count = 0;
+  for (const piece of jsonPieces(event)) {
+    bytes += piece.length;
+    only = count++ === 0 ? piece : undefined;
+  }
+  if (only !== undefined) return eventJson(event, only).length;
+  memoOf(event).bytes = bytes;
+  return bytes;
+}
+
+/** The event's JSON if it is kept (a small event's, once serialized), without making it. */
+export function keptEventJson(event: StreamEvent): string | undefined {
+  return peekMemo(event)?.json;
 }

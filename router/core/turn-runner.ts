@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { isoNow } from "./clock.js";
+import { copyData } from "./data-copy.js";
 import type { CommitQueue } from "./commit-queue.js";
 import type { EngineObserver, LiveTask } from "./engine-types.js";
 import { agentText, isTerminal, TEXT_KIND_KEY, TURN_END_STATES, type AgentUpdate, type LoggedEvent, type SendRequest } from "./model.js";
@@ -14,7 +15,10 @@ export interface TurnRunnerHost {
   taskTimeoutMs: number;
   /** Uncommitted events above which the runner waits for the store before reading the agent further. */
   maxPendingEvents: number;
-  /** Bytes of uncommitted events above which the same (a few large events are as heavy as many small ones). */
+  /**
+   * Bytes of uncommitted events, besides the update just read, above which the same (a few large events are as
+   * heavy as many small ones).
+   */
   maxUnstoredBytes: number;
   observer?: EngineObserver;
 }
@@ -47,7 +51,7 @@ export class TurnRunner {
       const updates = agent.execute({
         // The agent's own copy. A new task's (nothing logged yet) shares only what the agent is handed anyway,
         // ctx.message and ctx.metadata's values; a deep clone was ~4% of a tasks/send to the echo.
-        task: task.lastSeq === 0 ? copyOfNew(task) : structuredClone(task),
+        task: task.lastSeq === 0 ? copyOfNew(task) : copyData(task),
         message: req.message,
         skill,
         metadata: req.metadata,
@@ -55,12 +59,16 @@ export class TurnRunner {
         flushed: () => this.#host.commits.flushed(task.id),
       });
       live.running = true;
+      const { commits } = this.#host;
       for await (const update of updates) {
         if (live.turnEnded) break;
+        // What was waiting for the store before this update: the update itself does not count, so a large one
+        // (a whole 10 MB answer) is not committed on its own, its task snapshot written in full, only to be
+        // written again with the next update a moment later. The bound is the limit plus one update.
+        const unstored = commits.unstoredBytes;
         this.#append(live, update);
         if (live.turnEnded) break;
-        const { commits } = this.#host;
-        if (commits.pending > this.#host.maxPendingEvents || commits.unstoredBytes > this.#host.maxUnstoredBytes) await commits.flushed(task.id);
+        if (commits.pending > this.#host.maxPendingEvents || unstored > this.#host.maxUnstoredBytes) await commits.flushed(task.id);
       }
       if (!live.turnEnded) {
         if (live.canceling) this.endTurn(live, "canceled", "Canceled by the client.");

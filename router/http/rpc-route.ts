@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import type { RouterMetrics } from "../observability/metrics.js";
+import { jsonPieces } from "../core/json-pieces.js";
 import { failure } from "../jsonrpc/envelope.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
@@ -45,7 +46,7 @@ export function rpcHandler(deps: RpcRouteDeps) {
     });
     if (result.kind === "json") {
       if (result.body === undefined) res.status(204).end();
-      else sendJson(res, result.body);
+      else await sendJson(res, result.body);
       return;
     }
     // The handler returns now and the stream goes on without it, so nothing of the request's routing stays
@@ -56,9 +57,39 @@ export function rpcHandler(deps: RpcRouteDeps) {
   };
 }
 
-/** res.json without the ETag: hashing every answer buys nothing on a POST (no conditional requests). */
-function sendJson(res: Response, body: unknown): void {
+/**
+ * res.json without the ETag (hashing every answer buys nothing on a POST: no conditional requests), and written
+ * in pieces (core/json-pieces.ts): a task that holds a 10 MB text is a 30 MB answer, which as one string would be
+ * built, flattened and encoded whole (three copies of it at once). A small answer is one piece, sent with its
+ * Content-Length; a larger one goes out chunked, a piece at a time as the client takes them, so an answer
+ * being sent holds about one piece of the router's memory besides the task it renders.
+ */
+async function sendJson(res: Response, body: unknown): Promise<void> {
   res.statusCode = 200;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.end(JSON.stringify(body));
+  const pieces = jsonPieces(body);
+  const first = pieces.next();
+  const second = first.done ? first : pieces.next();
+  if (second.done) return void res.end(first.done ? undefined : first.value);
+  res.write(first.value);
+  for (let next: IteratorResult<string, void> = second; !next.done; next = pieces.next()) {
+    if (!res.write(next.value) && !(await drained(res))) return;
+  }
+  res.end();
+}
+
+/** Resolves true once `res` can take more, false if it closed first (the client went away). */
+function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (more: boolean) => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(more);
+    };
+    const onDrain = () => settle(true);
+    const onClose = () => settle(false);
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
 }

@@ -1,3 +1,4 @@
+import { copyData } from "../core/data-copy.js";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
 import {
@@ -18,8 +19,8 @@ import { MemoryRecords } from "./expiring-records.js";
 /**
  * A TaskStore held in process memory: the default for tests and `--store memory`. Nothing survives the process.
  *
- * Everything is copied with `structuredClone` on save and on load, so callers may mutate what they pass in
- * or get back. A commit clones and checks its whole batch before touching any map, so a batch that cannot be
+ * Everything is copied on save and on load (`copyData`: objects and arrays, sharing the immutable strings), so
+ * callers may mutate what they pass in or get back. A commit clones and checks its whole batch before touching any map, so a batch that cannot be
  * cloned, or whose events would leave a gap in a log, leaves the store as it was. An event whose seq is already
  * in its log is skipped (see `continuesLog`): committing a batch twice stores it once.
  */
@@ -36,8 +37,8 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   readonly records = new MemoryRecords();
 
   async commit(batch: CommitBatch): Promise<void> {
-    const tasks = structuredClone(batch.tasks);
-    const events = structuredClone(batch.events);
+    const tasks = copyData(batch.tasks);
+    const events = copyData(batch.events);
     for (const task of tasks) timeMs("updatedAt", task.updatedAt);
     // Each log holds seq 1..n at positions 0..n-1, so its length is its last seq.
     const batchTasks = new Set(tasks.map((t) => t.id));
@@ -56,7 +57,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
 
   async getTask(id: string): Promise<Task | undefined> {
     const task = this.#tasks.get(id);
-    return task && structuredClone(task);
+    return task && copyData(task);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
@@ -73,13 +74,13 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
           maxBytes,
         ),
       );
-    return structuredClone(page);
+    return copyData(page);
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
     const cursor = checkListQuery(query);
     const hits = [...this.#tasks.values()].filter((t) => matchesFilters(t, query) && (cursor === undefined || isAfterCursor(t, cursor)));
-    return structuredClone(hits.sort(newestFirst).slice(0, query.limit));
+    return copyData(hits.sort(newestFirst).slice(0, query.limit));
   }
 
   async countTasks(filter: ListTasksFilter): Promise<number> {
@@ -91,14 +92,14 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   /** Oldest update first. */
   async listUnfinishedTasks(): Promise<Task[]> {
     const hits = [...this.#tasks.values()].filter(isUnfinished);
-    return structuredClone(hits.sort((a, b) => newestFirst(b, a)));
+    return copyData(hits.sort((a, b) => newestFirst(b, a)));
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {
     checkKey("taskId", taskId);
     let configs = this.#push.get(taskId);
     if (!configs) this.#push.set(taskId, (configs = new Map()));
-    configs.set(pushConfigId(config), structuredClone(config));
+    configs.set(pushConfigId(config), copyData(config));
   }
 
   /** Ordered by config id, as SQLite and Redis return them. */
@@ -106,7 +107,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
     checkKey("taskId", taskId);
     const configs = [...(this.#push.get(taskId) ?? new Map<string, PushNotificationConfig>())];
     configs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return structuredClone(configs.map(([, config]) => config));
+    return copyData(configs.map(([, config]) => config));
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<void> {
@@ -118,7 +119,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   /** Adding an id already stored is a no-op, so a retried add is safe. */
   async addMemory(memory: MemoryRecord): Promise<void> {
     if (this.#memoryIds.has(memory.id)) return;
-    const copy = structuredClone(memory);
+    const copy = copyData(memory);
     let room = this.#rooms.get(copy.roomId);
     if (!room) this.#rooms.set(copy.roomId, (room = []));
     // Usually appended at the end; an older record is slotted in after every record not newer than it.
@@ -131,7 +132,7 @@ export class MemoryStore implements TaskStore, MemoryRecordStore {
   async listMemories(roomId: string, limit?: number): Promise<MemoryRecord[]> {
     if (limit !== undefined) checkCount("limit", limit);
     const room = this.#rooms.get(roomId) ?? [];
-    return structuredClone(limit === undefined ? room : room.slice(Math.max(0, room.length - limit)));
+    return copyData(limit === undefined ? room : room.slice(Math.max(0, room.length - limit)));
   }
 
   async close(): Promise<void> {}

@@ -2,10 +2,11 @@ import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { LoggedEvent, PushNotificationConfig, Task } from "../core/model.js";
 import type { CommitBatch, ListTasksFilter, ListTasksQuery, MemoryRecord, MemoryRecordStore, TaskStore } from "../core/store.js";
-import { eventJson, noteEventBytes } from "../core/event-bytes.js";
+import { noteEventBytes } from "../core/event-bytes.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { SqliteRecords } from "./expiring-records.js";
 import { isFile } from "./sqlite-open.js";
+import { eventRowJson, taskRowJson, TRANSFER_MIN_CHARS, utf8 } from "./sqlite-row-json.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
 import {
@@ -42,9 +43,6 @@ const CHECKPOINTER_HEAP = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb:
  * many tasks (128 such rows ~1-1.5 ms), by bytes when they are large (four 64 KB events ~1 ms).
  */
 export const DEFAULT_INLINE_MAX_ROWS = 128;
-/** JSON this long or longer goes to the writer as transferred UTF-8 bytes rather than as a string. */
-const TRANSFER_MIN_CHARS = 64 * 1024;
-const TEXT_ENCODER = new TextEncoder();
 export const DEFAULT_INLINE_MAX_BYTES = 256 * 1024;
 
 /** SqliteStore.open's options. */
@@ -170,16 +168,17 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   async commit(batch: CommitBatch): Promise<void> {
     // Serialize first: a batch that cannot be serialized fails before the transaction starts.
     let bytes = 0;
+    const largeEvents = new Set<string>();
+    const events = batch.events.map((e): EventRow => {
+      const json = eventRowJson(e);
+      bytes += json.length;
+      if (typeof json !== "string") largeEvents.add(e.taskId);
+      return [e.taskId, e.seq, json];
+    });
     const tasks = batch.tasks.map((t): TaskRow => {
-      const json = JSON.stringify(t);
+      const json = taskRowJson(t, largeEvents.has(t.id));
       bytes += json.length;
       return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
-    });
-    const events = batch.events.map((e): EventRow => {
-      // eventJson: the live streams that get these events count them by this same JSON, serialized once.
-      const json = eventJson(e);
-      bytes += json.length;
-      return [e.taskId, e.seq, json];
     });
     if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
       this.#commitCounts.inline++;
@@ -190,8 +189,12 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     // more (into the message, then into the writer's heap, garbage there until its own GC runs).
     const transfer: ArrayBuffer[] = [];
     const moved = (json: RowJson): RowJson => {
-      if (typeof json !== "string" || json.length < TRANSFER_MIN_CHARS) return json;
-      const bytes = TEXT_ENCODER.encode(json);
+      if (typeof json !== "string") {
+        transfer.push(json.buffer as ArrayBuffer);
+        return json;
+      }
+      if (json.length < TRANSFER_MIN_CHARS) return json;
+      const bytes = utf8(json);
       transfer.push(bytes.buffer as ArrayBuffer);
       return bytes;
     };

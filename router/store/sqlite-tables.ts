@@ -114,6 +114,10 @@ export class SqliteTables {
   /** One transaction for the batch; an event already stored is skipped, a gap fails it all. */
   commit(tasks: TaskRow[], events: EventRow[]): void {
     this.#commit(tasks, events);
+    // Large rows came as bytes this thread owns: freed now rather than at this thread's next collection, which a
+    // thread that allocates little makes rare (a 10 MB echo left 50 MB of them here).
+    for (const row of tasks) release(row[5]);
+    for (const row of events) release(row[2]);
     if (this.#inline) return;
     try {
       if (this.#restartWanted && Atomics.load(this.#restartWanted, 0) === 1) this.#copyWal();
@@ -187,4 +191,9 @@ export class SqliteTables {
       Atomics.wait(pause, 0, 0, 1);
     }
   }
+}
+
+/** Frees the bytes of a row's JSON (a detached buffer holds nothing); a string is left to the collector. */
+function release(json: RowJson): void {
+  if (typeof json !== "string") (json.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
 }

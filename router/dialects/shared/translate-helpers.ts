@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DataPart, Message, Metadata } from "../../core/model.js";
 import { TaskError } from "../../core/errors.js";
+import { writeJson } from "../../core/json-pieces.js";
 
 /**
  * Helpers every dialect translator shares. Pure functions, no I/O: the dialect folders (v01/, v03/, v10/)
@@ -40,14 +41,23 @@ export function dataValueOf(part: DataPart): { value: unknown; metadata?: Metada
  * every stream, in tasks/get and after a restart, which a random id could not promise.
  */
 export function stableId(...keys: string[]): string {
-  const h = createHash("sha1").update(keys.join("\u0000")).digest("hex");
+  return uuidShaped(createHash("sha1").update(keys.join("\u0000")).digest("hex"));
+}
+
+function uuidShaped(h: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The message's own id, or a stable one derived from where it sits and what it says. */
+/**
+ * The message's own id, or a stable one derived from where it sits and what it says: `stableId(scope, role,
+ * JSON.stringify(parts))`, with the parts' JSON hashed piece by piece (a 10 MB text is not copied twice more to
+ * name its message).
+ */
 export function messageIdOf(message: Message, scope: string): string {
   if (message.messageId) return message.messageId;
-  return stableId(scope, message.role, JSON.stringify(message.parts));
+  const hash = createHash("sha1").update(`${scope}\u0000${message.role}\u0000`);
+  writeJson(message.parts, (piece) => hash.update(piece));
+  return uuidShaped(hash.digest("hex"));
 }
 
 /**
