@@ -65,7 +65,9 @@ export function createTurnReader() {
         const text = partsLine(change.parts);
         if (text === "") return;
         // An appended chunk continues its line; a new artifact starts one (many agents never say lastChunk).
-        out.push(change.append ? { kind: "note-more", text } : { kind: "note", text: `${change.name ?? change.artifactId}: ${text}`, said: text, from: "artifact" });
+        out.push(
+          change.append ? { kind: "note-more", text } : { kind: "note", text: `${change.name ?? change.artifactId}: ${text}`, said: text, from: "artifact" },
+        );
         return;
       }
       case "end":
