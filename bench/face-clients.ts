@@ -6,7 +6,12 @@
  * any other transport (gRPC, an MCP client) is an object with `open` returning a `turn`.
  */
 import { randomUUID } from "node:crypto";
-import { sseRequest, type Child } from "./lib.js";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { freePort, sseRequest, type Child } from "./lib.js";
 
 /** What the agent's events are: progress lines (a message each on every face) or the answer's deltas. */
 export type TextKind = "progress" | "delta";
@@ -55,4 +60,55 @@ export const FACES: Face[] = [
     agent: "bench",
     messages: [{ id: randomUUID(), role: "user", parts: [{ type: "text", text }] }],
   })),
+  // The OpenAI Responses API (CONTRACT 15): typed SSE events, progress as reasoning summary deltas.
+  sseFace("/v1/responses", "/v1/responses", (text) => ({ model: "bench", input: text, stream: true })),
+  grpcFace(),
+  mcpFace(),
 ];
+
+/** gRPC (CONTRACT 17) as a grpc-js user writes it: the spec's proto loaded with proto-loader, the tenant naming the agent. */
+function grpcFace(): Face {
+  return {
+    name: "gRPC SendStreamingMessage",
+    routerEnv: async () => ({ GRPC_PORT: String(await freePort()) }),
+    async open(_router, env) {
+      const options = { includeDirs: [join(process.cwd(), "schemas")], longs: String, enums: String, oneofs: true };
+      const def = protoLoader.loadSync("a2a-v1.0.1.proto", options);
+      const { lf } = grpc.loadPackageDefinition(def) as unknown as { lf: { a2a: { v1: { A2AService: grpc.ServiceClientConstructor } } } };
+      const client = new lf.a2a.v1.A2AService(`127.0.0.1:${env.GRPC_PORT}`, grpc.credentials.createInsecure());
+      const stream = (client as unknown as Record<string, (req: object) => grpc.ClientReadableStream<object>>).SendStreamingMessage!.bind(client);
+      return {
+        turn: (text, seen) =>
+          new Promise<void>((resolve, reject) => {
+            const call = stream({ tenant: "bench", message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }] } });
+            call.on("data", (m: object) => seen(JSON.stringify(m)));
+            call.on("end", () => resolve());
+            call.on("error", reject);
+          }),
+        close: async () => client.close(),
+      };
+    },
+  };
+}
+
+/** An MCP host (CONTRACT 16): a tools/call with a progress token; progress only (answer deltas send no notification). */
+function mcpFace(): Face {
+  return {
+    name: "MCP tools/call",
+    kinds: ["progress"],
+    async open(router) {
+      const client = new Client({ name: "bench", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${router.url}/mcp`)));
+      return {
+        async turn(text, seen) {
+          const result = await client.callTool({ name: "bench", arguments: { message: text } }, undefined, {
+            onprogress: (p) => seen(p.message ?? ""),
+            timeout: 600_000,
+          });
+          seen(JSON.stringify(result));
+        },
+        close: () => client.close(),
+      };
+    },
+  };
+}
