@@ -183,7 +183,7 @@ describe("errors in OpenAI's shape", () => {
       [{ model: "echo" }, "input"],
       [{ model: "echo", input: [] }, "input"],
       [{ model: "echo", input: [{ role: "assistant", content: "x" }] }, "input"],
-      [{ model: "echo", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://x/y.png" }] }] }, "input[0].content[0]"],
+      [{ model: "echo", input: [{ role: "user", content: [{ type: "input_image", file_id: "file-1" }] }] }, "input[0].content[0].file_id"],
       [{ model: "echo", input: "x", stream: "yes" }, "stream"],
       [{ model: "echo", input: "x", metadata: { n: 1 } }, "metadata.n"],
       [{ model: "echo", input: "x", metadata: { a2a_state: "x" } }, "metadata.a2a_state"],

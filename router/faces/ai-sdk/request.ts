@@ -2,7 +2,7 @@
 import type { Request } from "express";
 import type { FilePart } from "../../core/model.js";
 import { MAX_ID_CHARS } from "../../service/id-limits.js";
-import { readFilePart } from "./file-parts.js";
+import { readFilePart } from "../shared/file-parts.js";
 
 export interface UiChatRequest {
   /** The chat id: the A2A session (context) id. */

@@ -7,13 +7,12 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { requestDigest } from "../../service/idempotency.js";
-import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { eventBatches, startChatTurn, type TurnEvents } from "../shared/chat-turn.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { sendBadRequest, sendRefusal } from "./errors.js";
-import { acceptsMediaType } from "./file-parts.js";
-import { parseUiChatRequest, type UiChatRequest } from "./request.js";
+import { refusedFile } from "../shared/file-parts.js";
+import { parseUiChatRequest } from "./request.js";
 import { createUiChunkReader, type UiTurn } from "./ui-chunks.js";
 
 export interface AiSdkFaceDeps {
@@ -41,7 +40,13 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
     try {
       const { chatId, text, agent, files } = request.value;
       const scope = callerScope(res);
-      const refused = refusedFile(deps.service, agent, files, scope);
+      // A UI file part's type is its mediaType: a refusal names that member.
+      const refused = refusedFile(
+        deps.service,
+        agent,
+        files.map((f) => ({ ...f, field: `${f.field}.mediaType` })),
+        scope,
+      );
       if (refused) return sendBadRequest(res, refused.message, refused.field);
       const parts = files.map((f) => f.part);
       const key = req.get("idempotency-key");
@@ -82,27 +87,6 @@ export function mountAiSdkFace(app: Express, deps: AiSdkFaceDeps): void {
       sendRefusal(res, err);
     }
   });
-}
-
-/** The first file the agent's own card says it does not take (`defaultInputModes`), as a refusal. */
-function refusedFile(
-  service: TaskService,
-  agent: string | undefined,
-  files: UiChatRequest["files"],
-  scope: Scope,
-): { message: string; field: string } | undefined {
-  if (files.length === 0) return undefined;
-  const id = agent ?? service.defaultAgentId(scope.caller);
-  const found = id === undefined ? undefined : service.findAgent(id, scope.caller);
-  if (!found) return undefined; // the turn itself refuses an unknown agent, in its own words
-  for (const { part, field } of files) {
-    const type = part.file.mimeType ?? "application/octet-stream";
-    if (!acceptsMediaType(found.info.card, type)) {
-      const modes = ((found.info.card?.defaultInputModes as unknown[] | undefined) ?? []).join(", ");
-      return { message: `agent "${found.info.id}" does not accept ${type} files (its card's defaultInputModes: ${modes})`, field: `${field}.mediaType` };
-    }
-  }
-  return undefined;
 }
 
 function rawEvents(req: Request): boolean {

@@ -1,12 +1,15 @@
 /** Reading a `POST /v1/responses` body: validated at the edge, then trusted. Errors name the field (OpenAI's `param`). */
 import type { Request } from "express";
 import { MAX_ID_CHARS } from "../../service/id-limits.js";
+import { type InputFile, readInputParts } from "./input-parts.js";
 
 /** What the face needs from a create request. */
 export interface ResponsesRequest {
   model: string;
   /** The last user input's text: the turn's message. */
   text: string;
+  /** Its images and files, as A2A file parts. */
+  files: InputFile[];
   previousResponseId?: string;
   stream: boolean;
   background: boolean;
@@ -50,7 +53,8 @@ export function parseResponsesRequest(body: unknown, req: Request): Parsed<Respo
     ok: true,
     value: {
       model: b.model,
-      text: text.value,
+      text: text.value.text,
+      files: text.value.files,
       ...(typeof previous === "string" && { previousResponseId: previous }),
       stream: b.stream === true,
       background: b.background === true,
@@ -75,28 +79,24 @@ function parseMetadata(value: unknown): Parsed<Record<string, string>> {
 }
 
 /**
- * The turn's message: `input` itself when it is a string, else the text of the last user message item
- * (`{role: "user", content}` with or without `type: "message"`). Earlier items are the conversation's business
- * (previous_response_id carries it); a user item with other than text parts is refused, naming the part.
+ * The turn's message: `input` itself when it is a string, else the last user message item (`{role: "user",
+ * content}` with or without `type: "message"`): its text parts, images and files. Earlier items are the
+ * conversation's business (previous_response_id carries it).
  */
-function inputText(input: unknown): Parsed<string> {
-  if (typeof input === "string") return input === "" ? fail("input must not be empty", "input") : { ok: true, value: input };
+function inputText(input: unknown): Parsed<{ text: string; files: InputFile[] }> {
+  if (typeof input === "string") return input === "" ? fail("input must not be empty", "input") : { ok: true, value: { text: input, files: [] } };
   if (!Array.isArray(input) || input.length === 0) return fail("input must be a string or a non-empty array of input items", "input");
   const index = input.findLastIndex((item) => isUserMessage(item));
   if (index < 0) return fail('input must contain a user message item ({role: "user", content})', "input");
   const content = (input[index] as { content?: unknown }).content;
-  if (typeof content === "string") return { ok: true, value: content };
-  if (!Array.isArray(content)) return fail("a user message's content must be a string or an array of input_text parts", `input[${index}].content`);
-  let text = "";
-  for (const [i, part] of content.entries()) {
-    const p = part as { type?: unknown; text?: unknown } | null;
-    if (p?.type !== "input_text" || typeof p.text !== "string") {
-      const type = typeof p?.type === "string" ? p.type : "unknown";
-      return fail(`only input_text parts are supported (got ${type})`, `input[${index}].content[${i}]`);
-    }
-    text += p.text;
-  }
-  return { ok: true, value: text };
+  if (typeof content === "string")
+    return content === "" ? fail("input must not be empty", `input[${index}].content`) : { ok: true, value: { text: content, files: [] } };
+  if (!Array.isArray(content) || content.length === 0)
+    return fail("a user message's content must be a string or a non-empty array of input parts", `input[${index}].content`);
+  const read = readInputParts(content, `input[${index}].content`);
+  if (!read.ok) return fail(read.message, read.param);
+  if (read.text === "" && read.files.length === 0) return fail("input must not be empty", `input[${index}].content`);
+  return { ok: true, value: { text: read.text, files: read.files } };
 }
 
 function isUserMessage(item: unknown): boolean {

@@ -13,6 +13,7 @@ import { requestDigest, type TurnOnce } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
 import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
+import { refusedFile } from "../shared/file-parts.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { fromThrown, openAiErrorBodies, REASON_ERRORS, REQUEST_ERRORS, sendError } from "../shared/openai-errors.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./request.js";
@@ -86,6 +87,8 @@ async function createResponse(res: Response, request: ResponsesRequest, deps: Re
   if (!deps.service.findAgent(request.model, scope.caller)) {
     return sendError(res, REQUEST_ERRORS.notFound, `The model '${request.model}' does not exist`, "model");
   }
+  const refused = refusedFile(deps.service, request.model, request.files, scope);
+  if (refused) return sendError(res, REQUEST_ERRORS.badRequest, refused.message, refused.field);
   let sessionId: string | undefined;
   if (request.previousResponseId !== undefined) {
     const previous = await findResponse(deps.service, request.previousResponseId, scope);
@@ -107,6 +110,7 @@ async function createResponse(res: Response, request: ResponsesRequest, deps: Re
     agent: request.model,
     sessionId,
     text: request.text,
+    files: request.files.map((f) => f.part),
     messageId,
     messageMetadata: { [RESPONSE_METADATA_KEY]: asked },
     scope,

@@ -1,8 +1,11 @@
 /**
- * UIMessage `file` parts (`{type: "file", mediaType, url, filename?}`, as `useChat` sends attachments) as A2A
- * file parts: a `data:` URL becomes inline `bytes` (base64), an http(s) URL a `uri` the agent fetches.
+ * Files a chat client attaches, as A2A file parts: a `data:` URL becomes inline `bytes` (base64), an http(s) URL
+ * a `uri` the agent fetches. UIMessage `file` parts (`{type: "file", mediaType, url, filename?}`, as `useChat`
+ * sends attachments) and the Responses API's `input_image` / `input_file` parts read through here.
  */
 import type { FilePart } from "../../core/model.js";
+import type { Scope } from "../../service/scope.js";
+import type { TaskService } from "../../service/task-service.js";
 
 export type FileRead = { ok: true; part: FilePart } | { ok: false; message: string; field: string };
 
@@ -18,6 +21,12 @@ export function readFilePart(p: Record<string, unknown>, field: string): FileRea
   const bytes = dataUrlBytes(p.url);
   if (bytes === undefined) return { ok: false, message: "a file part's url must be a data: URL or an http(s) URL", field: `${field}.url` };
   return { ok: true, part: { kind: "file", file: { ...file, bytes } } };
+}
+
+/** The media type a `data:` URL names (RFC 2397), or undefined when it is not one or names none. */
+export function dataUrlType(url: string): string | undefined {
+  const match = /^data:([^;,]+)[;,]/i.exec(url);
+  return match ? match[1]!.trim().toLowerCase() : undefined;
 }
 
 /** The base64 content of a `data:` URL (RFC 2397), or undefined when it is not one. */
@@ -48,4 +57,28 @@ export function acceptsMediaType(card: Record<string, unknown> | undefined, medi
     if (mode.endsWith("/*")) return wanted.startsWith(mode.slice(0, -1));
     return !mode.includes("/") && wanted.startsWith(`${mode}/`);
   });
+}
+
+/**
+ * The first file the agent's own card says it does not take (`defaultInputModes`), as a refusal naming the
+ * request field that gave it; `mediaType` when the type to ask about is not the part's own.
+ */
+export function refusedFile(
+  service: TaskService,
+  agent: string | undefined,
+  files: readonly { part: FilePart; field: string; mediaType?: string }[],
+  scope: Scope,
+): { message: string; field: string } | undefined {
+  if (files.length === 0) return undefined;
+  const id = agent ?? service.defaultAgentId(scope.caller);
+  const found = id === undefined ? undefined : service.findAgent(id, scope.caller);
+  if (!found) return undefined; // the turn itself refuses an unknown agent, in its own words
+  for (const { part, field, mediaType } of files) {
+    const type = mediaType ?? part.file.mimeType ?? "application/octet-stream";
+    if (!acceptsMediaType(found.info.card, type)) {
+      const modes = ((found.info.card?.defaultInputModes as unknown[] | undefined) ?? []).join(", ");
+      return { message: `agent "${found.info.id}" does not accept ${type} files (its card's defaultInputModes: ${modes})`, field };
+    }
+  }
+  return undefined;
 }
