@@ -69,7 +69,7 @@ describe.each(stores)("ListTasks over the wire (%s store)", (_name, openStore) =
       jsonrpc: "2.0",
       id: i,
       method: "SendMessage",
-      params: { message: { messageId: `${contextId}-${i}`, contextId, role: "ROLE_USER", parts: [{ text: `task ${i}` }] } },
+      params: { message: { messageId: `${contextId}-${randomUUID()}`, contextId, role: "ROLE_USER", parts: [{ text: `task ${i}` }] } },
     }));
     const res = await post(router.url + ECHO, JSON.stringify(batch), V10);
     expect(res.status).toBe(200);
