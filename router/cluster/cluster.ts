@@ -12,6 +12,7 @@ import { AgentClaims, RemoteAgent } from "./agents.js";
 import { Inbox } from "./inbox.js";
 import { Leases, tokenOwner } from "./lease.js";
 import { LogWatcher } from "./log-watcher.js";
+import { LIVE_STATES } from "../store/redis-store.js";
 
 export interface ClusterOptions {
   /** The store's Redis URL (its database is the cluster's). */
@@ -65,6 +66,7 @@ export class RedisCluster implements EngineCluster, CommitFence {
   #tokens = new Map<string, string>();
   #reaper: NodeJS.Timeout | undefined;
   #reaping = false;
+  #closed: Promise<void> | undefined;
 
   private constructor(opts: ClusterOptions) {
     this.#opts = opts;
@@ -212,16 +214,23 @@ export class RedisCluster implements EngineCluster, CommitFence {
     }
   }
 
-  /** Leaves the cluster: deletes this instance's lease (survivors reap what is left at once), closes connections. */
-  async close(): Promise<void> {
+  /**
+   * Leaves the cluster: deletes this instance's lease (survivors reap what is left at once), closes connections.
+   * Idempotent: later calls share the first; resolves once no socket or timer of the cluster is left.
+   */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
     clearInterval(this.#reaper);
     this.#claims.close();
     this.#watcher.close();
     await this.#inbox?.stop();
     await this.#leases.stop();
     // The blocking connection is cut rather than quit: a QUIT would wait behind its XREAD.
-    this.#blocking.disconnect();
-    await Promise.all([quit(this.#cmd), quit(this.#sub)]);
+    await Promise.all([closeConnection(this.#blocking, false), closeConnection(this.#cmd, true), closeConnection(this.#sub, true)]);
     await this.#inbox?.stopped;
   }
 
@@ -242,10 +251,16 @@ export class RedisCluster implements EngineCluster, CommitFence {
   }
 }
 
-async function quit(r: Redis): Promise<void> {
+/**
+ * Closes `r` (QUIT when `graceful` and ready, else cut) and waits for its end. Never on an ended connection:
+ * each disconnect() arms a ref'd 2 s guard timer that only its socket's "close" clears, so on a closed socket
+ * it holds the process open for 2 s. Between reconnects disconnect() only clears the retry timer (no "end").
+ */
+async function closeConnection(r: Redis, graceful: boolean): Promise<void> {
   if (r.status === "end") return;
+  if (!LIVE_STATES.has(r.status)) return r.disconnect();
   const ended = once(r, "end");
-  if (r.status === "ready") await r.quit().catch(() => r.disconnect());
+  if (graceful && r.status === "ready") await r.quit().catch(() => r.disconnect());
   else r.disconnect();
   await ended;
 }

@@ -45,7 +45,7 @@ export interface RedisStoreOptions {
 const DEFAULTS: Required<RedisStoreOptions> = { prefix: "a2a-router:", ownerTtlMs: 15_000, logger: silentLogger(), exclusive: true };
 
 /** ioredis states in which a socket is open or opening. */
-const LIVE_STATES: ReadonlySet<string> = new Set(["connecting", "connect", "ready"]);
+export const LIVE_STATES: ReadonlySet<string> = new Set(["connecting", "connect", "ready"]);
 
 /** Reconnect back-off: `times * RETRY_STEP_MS`, capped. */
 const RETRY_STEP_MS = 50;
