@@ -234,9 +234,8 @@ export function createResponseTranslator(base: ResponseBase) {
       emit(out, "response.created", { response: response() });
       return out;
     },
-    /** The events one of the turn's events adds (none once the turn ended). */
-    feed(event: ReplyEvent): ResponseEvent[] {
-      const out: ResponseEvent[] = [];
+    /** The events one of the turn's events adds (none once the turn ended), pushed to `out` (a batch's). */
+    feed(event: ReplyEvent, out: ResponseEvent[] = []): ResponseEvent[] {
       if (ended) return out;
       if (!begun) {
         begun = true;

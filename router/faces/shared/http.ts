@@ -53,11 +53,17 @@ export class DataStream {
     if (!this.#writer.write(frame)) await this.#writer.drained();
   }
 
-  /** Writes frames in one write (one chunk, one syscall), waiting while the socket is full. */
-  async sendAll(items: readonly unknown[]): Promise<void> {
+  /**
+   * Writes frames in one write (one chunk, one syscall), waiting while the socket is full; `eventOf` names
+   * each frame's `event:` where the protocol has one.
+   */
+  async sendAll<T>(items: readonly T[], eventOf?: (item: T) => string): Promise<void> {
     if (items.length === 0) return;
     let frames = "";
-    for (const data of items) frames += formatEvent(typeof data === "string" ? data : JSON.stringify(data));
+    for (const data of items) {
+      if (eventOf) frames += `event: ${eventOf(data)}\n`;
+      frames += formatEvent(typeof data === "string" ? data : JSON.stringify(data));
+    }
     if (!this.#writer.write(frames)) await this.#writer.drained();
   }
 
