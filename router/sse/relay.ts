@@ -29,8 +29,8 @@ export interface SseRelayOptions {
   onEnd?: () => void;
 }
 
-/** Frames of one batch are joined into one write up to about this many characters. */
-const COALESCE_CHARS = 32 * 1024;
+/** Frames of one batch are joined into one write up to about this many characters (also the chat faces'). */
+export const COALESCE_CHARS = 32 * 1024;
 
 /** A message's SSE frame: its data is JSON text, so a logged event's frame needs no scan. */
 function frameOf({ data, seq }: SseMessage): string | Array<string | Uint8Array> {

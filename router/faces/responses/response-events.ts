@@ -68,6 +68,16 @@ const NO_USAGE = {
 /** The status of a turn that ended in an A2A state other than completed: any other (input-required) is completed, its question the answer. */
 const FINAL_STATUS: Record<string, ResponseStatus> = { failed: "failed", rejected: "failed", canceled: "cancelled" };
 
+// What an event says of an item is the item as it was then; the item goes on changing. Copied by hand: the
+// items are plain and small, and structuredClone (a serialization round trip) was most of a turn's end.
+const clonePart = (p: OutputText): OutputText => ({ type: p.type, text: p.text, annotations: [], logprobs: [] });
+const cloneSummary = (s: SummaryText): SummaryText => ({ type: s.type, text: s.text });
+function cloneItem<T extends OutputItem>(item: T): T;
+function cloneItem(item: OutputItem): OutputItem {
+  if (item.type === "reasoning") return { id: item.id, type: item.type, summary: item.summary.map(cloneSummary) };
+  return { id: item.id, type: item.type, status: item.status, role: item.role, content: item.content.map(clonePart) };
+}
+
 /** A translation of one response's turn; `start()` first, then `feed` each of the turn's events in log order. */
 export function createResponseTranslator(base: ResponseBase) {
   const reader = createTurnReader();
@@ -95,7 +105,7 @@ export function createResponseTranslator(base: ResponseBase) {
     instructions: null,
     max_output_tokens: null,
     model: base.model,
-    output: structuredClone(output),
+    output: output.map(cloneItem),
     parallel_tool_calls: false,
     previous_response_id: base.previousResponseId,
     reasoning: null,
@@ -129,7 +139,7 @@ export function createResponseTranslator(base: ResponseBase) {
   const closeReasoning = (out: ResponseEvent[]): void => {
     if (!reasoning) return;
     closeSummaryPart(out);
-    emit(out, "response.output_item.done", { output_index: reasoning.index, item: structuredClone(reasoning.item) });
+    emit(out, "response.output_item.done", { output_index: reasoning.index, item: cloneItem(reasoning.item) });
     reasoning = undefined;
   };
 
@@ -138,7 +148,7 @@ export function createResponseTranslator(base: ResponseBase) {
       const item: ReasoningItem = { id: itemId("rs"), type: "reasoning", summary: [] };
       reasoning = { item, index: output.length, partOpen: false };
       output.push(item);
-      emit(out, "response.output_item.added", { output_index: reasoning.index, item: structuredClone(item) });
+      emit(out, "response.output_item.added", { output_index: reasoning.index, item: cloneItem(item) });
     }
     const { item, index } = reasoning;
     if (fresh || !reasoning.partOpen) {
@@ -163,9 +173,9 @@ export function createResponseTranslator(base: ResponseBase) {
     const item: MessageItem = { id: itemId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
     message = { item, index: output.length };
     output.push(item);
-    emit(out, "response.output_item.added", { output_index: message.index, item: structuredClone(item) });
+    emit(out, "response.output_item.added", { output_index: message.index, item: cloneItem(item) });
     item.content.push({ type: "output_text", text: "", annotations: [], logprobs: [] });
-    emit(out, "response.content_part.added", { item_id: item.id, output_index: message.index, content_index: 0, part: structuredClone(item.content[0]) });
+    emit(out, "response.content_part.added", { item_id: item.id, output_index: message.index, content_index: 0, part: clonePart(item.content[0]!) });
     return message;
   };
 
@@ -201,8 +211,8 @@ export function createResponseTranslator(base: ResponseBase) {
     item.status = itemStatus;
     const at = { item_id: item.id, output_index: index, content_index: 0 };
     emit(out, "response.output_text.done", { ...at, text, logprobs: [] });
-    emit(out, "response.content_part.done", { ...at, part: structuredClone(part) });
-    emit(out, "response.output_item.done", { output_index: index, item: structuredClone(item) });
+    emit(out, "response.content_part.done", { ...at, part: clonePart(part) });
+    emit(out, "response.output_item.done", { output_index: index, item: cloneItem(item) });
   };
 
   const finish = (end: TurnEnd, out: ResponseEvent[]): void => {
@@ -234,9 +244,8 @@ export function createResponseTranslator(base: ResponseBase) {
       emit(out, "response.created", { response: response() });
       return out;
     },
-    /** The events one of the turn's events adds (none once the turn ended). */
-    feed(event: ReplyEvent): ResponseEvent[] {
-      const out: ResponseEvent[] = [];
+    /** The events one of the turn's events adds (none once the turn ended), pushed to `out` (a batch's). */
+    feed(event: ReplyEvent, out: ResponseEvent[] = []): ResponseEvent[] {
       if (ended) return out;
       if (!begun) {
         begun = true;

@@ -8,16 +8,15 @@ import { createHash, randomUUID } from "node:crypto";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { TaskError } from "../../core/errors.js";
-import type { StreamEvent } from "../../core/model.js";
 import { requestDigest, type TurnOnce } from "../../service/idempotency.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
-import { startChatTurn, type ChatTurn } from "../shared/chat-turn.js";
+import { eventBatches, startChatTurn, type ChatTurn, type TurnEvents } from "../shared/chat-turn.js";
 import { refusedFile } from "../shared/file-parts.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { fromThrown, openAiErrorBodies, REASON_ERRORS, REQUEST_ERRORS, sendError } from "../shared/openai-errors.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./request.js";
-import { createResponseTranslator, type ResponseBase } from "./response-events.js";
+import { createResponseTranslator, type ResponseBase, type ResponseEvent } from "./response-events.js";
 import { findResponse, readResponse, RESPONSE_METADATA_KEY, responseBase, type AskedWith } from "./response-turn.js";
 
 export interface ResponsesFaceDeps {
@@ -144,17 +143,24 @@ async function messageIndex(turn: ChatTurn, messageId: string, service: TaskServ
   return stored;
 }
 
-/** Streams the response's events with a sequence number after `startingAfter`, then ends with the turn. */
-async function streamResponse(res: Response, base: ResponseBase, events: AsyncIterable<StreamEvent>, startingAfter: number, deps: ResponsesFaceDeps) {
+/**
+ * Streams the response's events with a sequence number after `startingAfter`, then ends with the turn. The
+ * events a batch of the task's events makes leave in one write (see eventBatches): a progress line is four
+ * typed events, and a write each was a `writev` per event.
+ */
+async function streamResponse(res: Response, base: ResponseBase, events: TurnEvents, startingAfter: number, deps: ResponsesFaceDeps) {
   const stream = new DataStream(res, deps.heartbeatMs);
   const translator = createResponseTranslator(base);
-  const send = async (out: ReturnType<typeof translator.start>) => {
-    for (const event of out) if (event.sequence_number > startingAfter && !stream.closed) await stream.send(event, event.type);
-  };
+  const send = (out: ResponseEvent[]) => stream.sendAll(startingAfter < 0 ? out : out.filter((e) => e.sequence_number > startingAfter), eventType);
   try {
     await send(translator.start());
-    for await (const event of events) {
-      await send(translator.feed(event));
+    for await (const batch of eventBatches(events)) {
+      const out: ResponseEvent[] = [];
+      for (const event of batch) {
+        translator.feed(event, out);
+        if (translator.ended) break;
+      }
+      await send(out);
       if (translator.ended) break;
     }
   } catch (err) {
@@ -164,6 +170,8 @@ async function streamResponse(res: Response, base: ResponseBase, events: AsyncIt
     stream.end();
   }
 }
+
+const eventType = (event: ResponseEvent): string => event.type;
 
 /** `?stream=true&starting_after=N` of a GET. */
 function streamQuery(req: Request): { ok: true; stream: boolean; startingAfter: number } | { ok: false; message: string; param: string } {

@@ -46,7 +46,7 @@ export type ChatTurn = StartedTurn & { events: TurnEvents };
  * JSON-RPC stream, which writes a batch at once; docs/benchmarks.md, issue 33). Leaving the loop early ends
  * the reading (never the turn), as a `for await` over the events does.
  */
-export async function* eventBatches(events: TurnEvents): AsyncGenerator<StreamEvent[], void, undefined> {
+export async function* eventBatches(events: Pick<TurnEvents, "nextBatch" | "close">): AsyncGenerator<StreamEvent[], void, undefined> {
   try {
     for (let batch = await events.nextBatch(); !batch.done; batch = await events.nextBatch()) yield batch.value;
   } finally {
