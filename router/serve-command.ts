@@ -56,7 +56,15 @@ export async function serve(flags: ServeFlags): Promise<void> {
     router = await startRouter({ config, logger, schemas });
     if (wantsBanner()) {
       const agents = router.agents.list().map((a) => a.info.id);
-      process.stdout.write(startupBanner({ url: router.url, publicUrl: config.publicUrl, version: VERSION, agents }));
+      process.stdout.write(
+        startupBanner({
+          url: router.url,
+          publicUrl: config.publicUrl,
+          version: VERSION,
+          agents,
+          ...(router.grpcPort !== undefined && { grpcPort: router.grpcPort }),
+        }),
+      );
     }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

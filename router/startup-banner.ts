@@ -13,6 +13,8 @@ export interface BannerInput {
   version?: string;
   /** The agents' ids, in registry order. */
   agents: readonly string[];
+  /** The gRPC binding's port, when it is on. */
+  grpcPort?: number;
 }
 
 /** The banner's text: a few aligned lines, no colour codes (they would garble a log file). */
@@ -21,7 +23,9 @@ export function startupBanner(input: BannerInput): string {
   const rows: [string, string][] = [
     ["Chat page", links.chat],
     ["OpenAI base URL", links.openai],
+    ["MCP server", links.mcp],
     ["A2A JSON-RPC", `${links.rpc}  (one agent: ${links.agent})`],
+    ...(input.grpcPort !== undefined ? ([["A2A gRPC", `${new URL(input.url).hostname}:${input.grpcPort}  (tenant = agent id)`]] as [string, string][]) : []),
     ["Agent hub (WebSocket)", links.hub],
     ["Agents", input.agents.length > 0 ? input.agents.join(", ") : "none yet (connect one to the hub)"],
   ];

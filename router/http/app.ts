@@ -90,6 +90,7 @@ export function createApp(deps: AppDeps): express.Express {
       version,
       chat: links.chat,
       openai: links.openai,
+      mcp: links.mcp,
       rpc: links.rpc,
       card: `${baseUrl}/.well-known/agent-card.json`,
       agents: links.agents,

@@ -4,6 +4,7 @@
 export interface RouterLinks {
   chat: string;
   openai: string;
+  mcp: string;
   rpc: string;
   agent: string;
   agents: string;
@@ -17,6 +18,7 @@ export function routerLinks(baseUrl: string): RouterLinks {
   return {
     chat: `${base}/chat`,
     openai: `${base}/v1`,
+    mcp: `${base}/mcp`,
     rpc: `${base}/rpc`,
     agent: `${base}/agents/{agentId}`,
     agents: `${base}/agents`,
@@ -29,6 +31,7 @@ export function routerLinks(baseUrl: string): RouterLinks {
 const INDEX_LABELS: Record<string, string> = {
   chat: "Chat page",
   openai: "OpenAI-compatible API (base URL)",
+  mcp: "MCP server (Streamable HTTP)",
   rpc: "A2A JSON-RPC endpoint",
   card: "The router's agent card",
   agents: "Agents (JSON; one agent's A2A endpoint: /agents/{agentId})",

@@ -19,6 +19,8 @@ describe("the start-up banner", () => {
     expect(text).toContain("https://chat.example.com/router/rpc  (one agent: https://chat.example.com/router/agents/{agentId})");
     expect(text).toMatch(/Agent hub \(WebSocket\) +wss:\/\/chat\.example\.com\/router\/hub\n/);
     expect(text).toMatch(/Agents +echo, eliza\n/);
+    expect(text).toMatch(/MCP server +https:\/\/chat\.example\.com\/router\/mcp\n/);
+    expect(text).not.toContain("A2A gRPC");
     expect(text).not.toContain("\u001b["); // no colour codes
   });
 
@@ -27,6 +29,7 @@ describe("the start-up banner", () => {
     expect(text).toMatch(/Chat page +http:\/\/127\.0\.0\.1:9000\/chat\n/);
     expect(text).toMatch(/ws:\/\/127\.0\.0\.1:9000\/hub/);
     expect(text).toContain("none yet (connect one to the hub)");
+    expect(startupBanner({ url: "http://127.0.0.1:9000", agents: [], grpcPort: 50051 })).toMatch(/A2A gRPC +127\.0\.0\.1:50051 {2}\(tenant = agent id\)\n/);
   });
 
   test("a real `serve` on a terminal prints it after listening", async () => {
@@ -94,6 +97,7 @@ describe("GET /", () => {
       name: "a2a-router",
       chat: `${router.url}/chat`,
       openai: `${router.url}/v1`,
+      mcp: `${router.url}/mcp`,
       rpc: `${router.url}/rpc`,
       agents: `${router.url}/agents`,
       hub: `${router.url.replace("http", "ws")}/hub`,
@@ -106,7 +110,7 @@ describe("GET /", () => {
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.headers.get("vary")).toMatch(/Accept/);
     const html = await res.text();
-    for (const path of ["/chat", "/v1", "/rpc", "/agents", "/healthz"]) expect(html).toContain(`<a href="${router.url}${path}">`);
+    for (const path of ["/chat", "/v1", "/mcp", "/rpc", "/agents", "/healthz"]) expect(html).toContain(`<a href="${router.url}${path}">`);
     expect(html).toContain(`${router.url.replace("http", "ws")}/hub`);
   });
 });
