@@ -4,41 +4,21 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import OpenAI from "openai";
-import type { Message } from "../../router/core/model.js";
-import { agentText } from "../../router/core/model.js";
-import type { AgentConnector } from "../../router/core/agent.js";
 import type { RunningRouter } from "../../router/index.js";
+import { filesAgent } from "../helpers/agents.js";
 import { testRouter } from "../helpers/router.js";
 import { postChat, readUi } from "./helpers.js";
 
 const APP = "https://app.example.com";
 const KEY = "k-edges";
 let router: RunningRouter;
-/** What the "files" agent was last sent. */
-let received: Message | undefined;
 
-/** A hosted agent whose own card takes text and images only; it answers with the kinds of the parts it got. */
-const filesAgent: AgentConnector = {
-  info: {
-    id: "files",
-    name: "files",
-    description: "takes pictures",
-    transport: "hosted",
-    streaming: true,
-    skills: [{ id: "main", name: "main", description: "" }],
-    card: { defaultInputModes: ["text/plain", "image/*"] },
-  },
-  isOnline: () => true,
-  async *execute(ctx) {
-    received = ctx.message;
-    yield { kind: "status", status: { state: "completed", message: agentText(ctx.message.parts.map((p) => p.kind).join(",")) }, final: true };
-  },
-};
+const files = filesAgent();
 
 beforeAll(async () => {
   router = await testRouter({
     eliza: false,
-    hostedAgents: [filesAgent],
+    hostedAgents: [files.agent],
     // An upstream agent nobody listens for: listed, offline.
     config: { apiKeys: [KEY], cors: { origins: [APP] }, agents: [{ id: "gone", url: "http://127.0.0.1:9/" }] },
   });
@@ -131,7 +111,7 @@ describe("the AI SDK face", () => {
     ]);
     expect(res.status).toBe(200);
     await readUi(res);
-    expect(received!.parts).toEqual([
+    expect(files.received()!.parts).toEqual([
       { kind: "text", text: "look" },
       { kind: "file", file: { name: "dot.png", mimeType: "image/png", bytes: png } },
       { kind: "file", file: { mimeType: "image/jpeg", uri: "https://example.com/cat.jpg" } },
@@ -141,11 +121,11 @@ describe("the AI SDK face", () => {
   test("a text data: URL is sent as its base64 bytes; a message of files alone has no empty text", async () => {
     const res = await postParts([{ type: "file", mediaType: "image/svg+xml", url: "data:image/svg+xml,%3Csvg%2F%3E" }]);
     await readUi(res);
-    expect(received!.parts).toEqual([{ kind: "file", file: { mimeType: "image/svg+xml", bytes: Buffer.from("<svg/>").toString("base64") } }]);
+    expect(files.received()!.parts).toEqual([{ kind: "file", file: { mimeType: "image/svg+xml", bytes: Buffer.from("<svg/>").toString("base64") } }]);
   });
 
   test("a media type the agent's card does not accept: 400 naming the part", async () => {
-    received = undefined;
+    const runs = files.runs();
     const res = await postParts([
       { type: "text", text: "read" },
       { type: "file", mediaType: "application/pdf", url: "https://example.com/a.pdf" },
@@ -154,7 +134,7 @@ describe("the AI SDK face", () => {
     const body = await errorOf(res);
     expect(body.error).toMatchObject({ reason: "invalid-params", data: { field: "messages[0].parts[1].mediaType" } });
     expect(body.error.message).toMatch(/agent "files" does not accept application\/pdf files/);
-    expect(received).toBeUndefined();
+    expect(files.runs()).toBe(runs);
   });
 
   test("a file part without a usable url or mediaType: 400 naming the field", async () => {

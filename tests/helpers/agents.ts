@@ -1,5 +1,5 @@
 import type { AgentConnector, ExecuteContext } from "../../router/core/agent.js";
-import { agentText, type AgentUpdate } from "../../router/core/model.js";
+import { agentText, type AgentUpdate, type Message } from "../../router/core/model.js";
 
 /** A hosted agent whose turn is the given generator: the simplest way to script an agent in tests. */
 export function scriptedAgent(id: string, script: (ctx: ExecuteContext) => AsyncIterable<AgentUpdate>): AgentConnector {
@@ -35,4 +35,32 @@ export function gatedAgent(id: string) {
     yield { kind: "status", status: { state: "completed", message: agentText("finished") }, final: true };
   });
   return { agent, release, running };
+}
+
+/**
+ * A hosted agent `files` whose own card takes text and images only (`defaultInputModes`); it answers with the
+ * kinds of the parts it got. `received()` is the message it was last sent (what a face made of a file), `runs()`
+ * how many turns it ran.
+ */
+export function filesAgent() {
+  let last: Message | undefined;
+  let runs = 0;
+  const agent: AgentConnector = {
+    info: {
+      id: "files",
+      name: "files",
+      description: "takes pictures",
+      transport: "hosted",
+      streaming: true,
+      skills: [{ id: "main", name: "main", description: "" }],
+      card: { defaultInputModes: ["text/plain", "image/*"] },
+    },
+    isOnline: () => true,
+    async *execute(ctx) {
+      runs += 1;
+      last = ctx.message;
+      yield { kind: "status", status: { state: "completed", message: agentText(ctx.message.parts.map((p) => p.kind).join(",")) }, final: true };
+    },
+  };
+  return { agent, received: () => last, runs: () => runs };
 }

@@ -4,36 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import OpenAI, { BadRequestError } from "openai";
-import type { AgentConnector } from "../../router/core/agent.js";
-import { agentText, type Message } from "../../router/core/model.js";
 import type { RunningRouter } from "../../router/index.js";
+import { filesAgent } from "../helpers/agents.js";
 import { testRouter } from "../helpers/router.js";
 
 let router: RunningRouter;
 let client: OpenAI;
-/** What the "files" agent was last sent. */
-let received: Message | undefined;
 
-/** A hosted agent whose card takes text and images only; it answers with the kinds of the parts it got. */
-const filesAgent: AgentConnector = {
-  info: {
-    id: "files",
-    name: "files",
-    description: "takes pictures",
-    transport: "hosted",
-    streaming: true,
-    skills: [{ id: "main", name: "main", description: "" }],
-    card: { defaultInputModes: ["text/plain", "image/*"] },
-  },
-  isOnline: () => true,
-  async *execute(ctx) {
-    received = ctx.message;
-    yield { kind: "status", status: { state: "completed", message: agentText(ctx.message.parts.map((p) => p.kind).join(",")) }, final: true };
-  },
-};
+const files = filesAgent();
 
 beforeAll(async () => {
-  router = await testRouter({ eliza: false, hostedAgents: [filesAgent] });
+  router = await testRouter({ eliza: false, hostedAgents: [files.agent] });
   client = new OpenAI({ baseURL: `${router.url}/v1`, apiKey: "unused", maxRetries: 0 });
 });
 afterAll(() => router.close());
@@ -57,7 +38,7 @@ describe("input_image and input_file", () => {
       ],
     });
     expect(response.output_text).toBe("text,file,file,file");
-    expect(received!.parts).toEqual([
+    expect(files.received()!.parts).toEqual([
       { kind: "text", text: "what is this?" },
       { kind: "file", file: { mimeType: "image/png", bytes: png } },
       { kind: "file", file: { mimeType: "image/jpeg", uri: "https://example.com/cat.jpg" } },
