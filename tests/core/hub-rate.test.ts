@@ -15,8 +15,10 @@ import { hubTaskStream, text } from "../helpers/ws-agent.js";
 const RATE = 100_000;
 let router: RunningRouter;
 beforeAll(async () => {
-  // A silence timeout shorter than the rests the agent will be given: resting must not cost it its link.
-  router = await testRouter({ eliza: false, config: { limits: { hubBytesPerSecond: RATE }, hub: { timeoutMs: 400 } } });
+  // A silence timeout shorter than the two seconds the agent spends rate-limited (a 100 ms rest a 10 KB frame):
+  // resting must not cost it its link. Not shorter still: a loaded machine delaying the test's own pongs by
+  // 400 ms once dropped an agent that was not resting at all (tests/core/hub-shared-rate.test.ts).
+  router = await testRouter({ eliza: false, config: { limits: { hubBytesPerSecond: RATE }, hub: { timeoutMs: 1500 } } });
 });
 afterAll(async () => {
   await router?.close();

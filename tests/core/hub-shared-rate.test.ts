@@ -19,7 +19,10 @@ const FILLER = "x".repeat(10_000); // 300 KB a flood
 
 let router: RunningRouter;
 beforeAll(async () => {
-  router = await testRouter({ eliza: false, config: { limits: { hubSharedBytesPerSecond: SHARED }, hub: { timeoutMs: 400 } } });
+  // The silence timeout is short enough that the flood's rests (100 ms a 10 KB frame at SHARED) would trip it
+  // several times over if they counted, and long enough that a loaded machine delaying the test's pongs does
+  // not (400 ms did: a CI run on 2 busy cores dropped the agent that was alone and not resting at all).
+  router = await testRouter({ eliza: false, config: { limits: { hubSharedBytesPerSecond: SHARED }, hub: { timeoutMs: 1500 } } });
 });
 afterAll(async () => {
   await router?.close();
