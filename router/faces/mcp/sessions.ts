@@ -148,6 +148,7 @@ export class McpSessions {
       store: new SessionEventStore(),
       plans: new Map(),
       calls: new Map(),
+      streams: new Map(),
       cancelled: new Set(),
       closing: false,
     };
