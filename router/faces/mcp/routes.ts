@@ -68,7 +68,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
       return httpError(res, 400, -32700, "Parse error: the request body is not JSON");
     }
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as JSONRPCMessage[];
-    const init = messages.find((m) => isInitializeRequest(m));
+    // The method first: the schema check of a message that is not an initialize costs a zod failure.
+    const init = messages.filter((m) => (m as { method?: unknown }).method === "initialize").find((m) => isInitializeRequest(m));
     let session: LiveSession | undefined;
     if (init) {
       if (messages.length > 1) return httpError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
