@@ -130,7 +130,12 @@ function mcpRawFace(): Face {
       const init = await fetch(url, {
         method: "POST",
         headers: base,
-        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "bench-raw", version: "1.0.0" } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "bench-raw", version: "1.0.0" } },
+        }),
       });
       const session = init.headers.get("mcp-session-id");
       await init.text();

@@ -47,7 +47,7 @@ export async function sendWebResponse(web: Response, res: ExpressResponse, share
     reader.cancel().catch(() => undefined);
   };
   res.on("close", onClose);
-  let waiting = shared !== undefined && shared.primed;
+  let waiting = shared?.primed === true;
   try {
     if (shared && !waiting) shared.call.attach(res);
     for (;;) {
