@@ -178,7 +178,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const tasks = batch.tasks.map((t): TaskRow => {
       const json = taskRowJson(t, largeEvents.has(t.id));
       bytes += json.length;
-      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
+      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), t.owner ?? null, json];
     });
     if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
       this.#commitCounts.inline++;
@@ -198,7 +198,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       transfer.push(bytes.buffer as ArrayBuffer);
       return bytes;
     };
-    for (const row of tasks) row[5] = moved(row[5]);
+    for (const row of tasks) row[6] = moved(row[6]);
     for (const row of events) row[2] = moved(row[2]);
     await this.#callTransferring(transfer, "commit", tasks, events);
   }
