@@ -34,4 +34,4 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
 # Node flags: router/node-flags.ts.
-CMD ["node", "--max-semi-space-size=16", "dist/router/bin.js", "serve", "--host", "0.0.0.0"]
+CMD ["node", "--max-semi-space-size=16", "--expose-gc", "dist/router/bin.js", "serve", "--host", "0.0.0.0"]

@@ -10,7 +10,10 @@ import { silentLogger } from "../../router/observability/logger.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AddressInfo } from "node:net";
 import Database from "better-sqlite3";
+import express from "express";
+import { idleCollection } from "../../router/http/idle-collection.js";
 import { MemoryStore, SqliteStore } from "../../router/store/index.js";
 
 /**
@@ -205,6 +208,68 @@ describe("the SQLite store's rows", () => {
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a full collection once the router is quiet after large bodies", () => {
+  /** An app answering each POST's body length, behind idleCollection; `collected` resolves at each collection. */
+  async function server(opts: { minOwedBytes: number }) {
+    let signal: () => void = () => undefined;
+    let collected = new Promise<void>((r) => (signal = r));
+    // How many large bodies the route had read at each collection.
+    let large = 0;
+    const readAt: number[] = [];
+    const gate = idleCollection({
+      minBodyBytes: MB,
+      minOwedBytes: opts.minOwedBytes,
+      quietMs: 20,
+      minIntervalMs: 0,
+      collect: () => {
+        readAt.push(large);
+        signal();
+        collected = new Promise<void>((r) => (signal = r));
+      },
+    });
+    const app = express();
+    app.use(gate);
+    app.post("/", express.text({ type: () => true, limit: 16 * MB }), (req, res) => {
+      if (String(req.body).length >= MB) large++;
+      res.json({ n: String(req.body).length });
+    });
+    const http = await new Promise<import("node:http").Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/`;
+    const post = async (bytes: number) => (await (await fetch(url, { method: "POST", body: "b".repeat(bytes) })).json()) as { n: number };
+    return { gate, post, readAt, collected: () => collected, close: () => new Promise((r) => http.close(r)) };
+  }
+
+  test("once all of them are answered, not per body; small bodies do not count", async () => {
+    const s = await server({ minOwedBytes: 2 * MB });
+    try {
+      const waiting = s.collected();
+      expect(await Promise.all([s.post(1.5 * MB), s.post(1.5 * MB), s.post(100)])).toEqual([{ n: 1.5 * MB }, { n: 1.5 * MB }, { n: 100 }]);
+      await waiting;
+      expect(s.readAt).toEqual([2]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("only once the answered bodies add up to minOwedBytes", async () => {
+    const s = await server({ minOwedBytes: 2 * MB });
+    try {
+      const waiting = s.collected();
+      await s.post(1.5 * MB);
+      for (let i = 0; i < 5; i++) await s.post(1000);
+      await s.post(1.5 * MB);
+      await waiting;
+      // Made after the second large body, not the first.
+      expect(s.readAt).toEqual([2]);
+      expect(s.gate.collections()).toBe(1);
+    } finally {
+      await s.close();
     }
   });
 });
