@@ -81,12 +81,13 @@ export function parseTaskRow(json: string): Task {
 /**
  * Whether two values serialize to the same JSON, keys in the same order (so the history entry put back reads
  * as the one left out). Strings compare by content: a large text shared by both is one comparison of a
- * pointer. Anything JSON would drop or change (undefined, a NaN) counts as different: the row keeps both.
+ * pointer. Anything JSON would drop or change (undefined, a NaN, an object with its own toJSON) counts as
+ * different: the row keeps both.
  */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return typeof a !== "number" || Number.isFinite(a);
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) !== Array.isArray(b) || "toJSON" in a || "toJSON" in b) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
