@@ -62,9 +62,9 @@ export class SqliteTables {
     this.reads = new SqliteQueries(db);
     this.#stmt = {
       upsertTask: db.prepare<TaskRow, TaskNo>(
-        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))
+        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, owner, json) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT))
          ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, agent_id = excluded.agent_id,
-         state = excluded.state, updated_at = excluded.updated_at, json = excluded.json RETURNING task_no`,
+         state = excluded.state, updated_at = excluded.updated_at, owner = excluded.owner, json = excluded.json RETURNING task_no`,
       ),
       taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
       // CAST: JSON that came as UTF-8 bytes (RowJson) is stored as the same TEXT a string would be.
@@ -116,7 +116,7 @@ export class SqliteTables {
     this.#commit(tasks, events);
     // Large rows came as bytes this thread owns: freed now rather than at this thread's next collection, which a
     // thread that allocates little makes rare (a 10 MB echo left 50 MB of them here).
-    for (const row of tasks) release(row[5]);
+    for (const row of tasks) release(row[6]);
     for (const row of events) release(row[2]);
     if (this.#inline) return;
     try {
