@@ -13,8 +13,8 @@ import { FACES, type Face, type FaceClient, type TextKind } from "./face-clients
 
 const EVENTS = Number(process.env.BENCH_FACE_EVENTS ?? (QUICK ? 5000 : 10_000));
 const TURNS = Number(process.env.BENCH_FACE_TURNS ?? (QUICK ? 10 : 30));
-/** BENCH_FACES=chat,rest: only the faces whose names contain one of these (and the baseline). */
-const ONLY = process.env.BENCH_FACES?.split(",").filter(Boolean);
+/** BENCH_FACES=chat,rest: only the faces whose names contain one of these, in any case (and the baseline). */
+const ONLY = process.env.BENCH_FACES?.toLowerCase().split(",").filter(Boolean);
 /** BENCH_FACE_KINDS=delta: only these kinds of events. */
 const KINDS = (process.env.BENCH_FACE_KINDS?.split(",") ?? ["progress", "delta"]) as TextKind[];
 /** The first event's text: unique, so a client finds it in whatever frame its face wraps it in. */
@@ -75,7 +75,9 @@ async function measureFace(router: Child, client: FaceClient, face: Face): Promi
 
 async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, clients: Map<string, FaceClient>): Promise<string[]> {
   agent.onExecute = (taskId, text) => void pumpTurn(agent, taskId, Number(text) || 1, kind);
-  const faces = FACES.filter((f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.includes(o))));
+  const faces = FACES.filter(
+    (f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.toLowerCase().includes(o))),
+  );
   const byName = new Map(faces.map((f) => [f.name, f]));
   for (const f of faces) await timedTurn(clients.get(f.name)!, 500); // warm-up
   const res = await alternate(
