@@ -22,7 +22,7 @@ const nested = { s: "v", n: -1.5, b: false, z: null, list: [1, "two", [true], { 
 
 describe("the gRPC face's StreamResponse encoder", () => {
   test.each([
-    ["a status with its message, a timestamp in ms, and metadata", { statusUpdate: eventToV10(statusEvent("2026-11-27T18:47:35.424Z")).statusUpdate }],
+    ["a status with its message, a timestamp in ms, and metadata", eventToV10(statusEvent("2026-11-27T18:47:35.424Z"))],
     [
       "a timestamp in ns with an offset",
       { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", timestamp: "2026-11-27T20:47:35.123456789+02:00" } } },

@@ -83,7 +83,7 @@ function messageConverter(fields: ConvertedField[]): Convert {
       if (value === undefined || (value === null && !f.nullable)) continue;
       out ??= { ...json };
       if (f.repeated && Array.isArray(value)) out[f.name] = value.map(f.convert);
-      else if (f.map && typeof value === "object" && !Array.isArray(value)) out[f.name] = mapValues(value, f.convert);
+      else if (f.map && value !== null && typeof value === "object" && !Array.isArray(value)) out[f.name] = mapValues(value, f.convert);
       else out[f.name] = f.convert(value);
     }
     return out ?? json;
