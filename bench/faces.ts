@@ -1,7 +1,7 @@
 /**
  * Faces: the same hub agent's turn of N events read through each client face of one router, side by side in
  * one run against the agent's own JSON-RPC stream (the baseline): events/s over a turn of N events, the
- * router's CPU an event, and the first-event latency (request sent -> the agent's first event at the client)
+ * router's CPU an event, the bench process's (the face's client and the agent), and the first-event latency (request sent -> the agent's first event at the client)
  * over turns of one event. Twice: events that are progress lines (every face writes one message each, an MCP
  * tool call's progress notifications included) and events that are the answer's deltas.
  *
@@ -59,18 +59,27 @@ async function timedTurn(client: FaceClient, n: number): Promise<TurnResult> {
 interface FaceRound {
   eventsPerSec: number;
   cpuUsPerEvent: number;
+  /** The bench process's CPU an event: the face's client, and the agent that pumps the events. */
+  clientUsPerEvent: number;
   firstMs: number;
 }
 
 async function measureFace(router: Child, client: FaceClient, face: Face): Promise<FaceRound> {
   const cpu0 = cpuMs(router.pid);
+  const own0 = process.cpuUsage();
   const big = await timedTurn(client, EVENTS);
   const cpu = cpuMs(router.pid) - cpu0;
+  const own = process.cpuUsage(own0);
   // Fewer messages than events: the face dropped or merged some, and its events/s would not be comparable.
   if (big.messages < EVENTS) throw new Error(`${face.name}: ${big.messages} messages for ${EVENTS} events`);
   const firsts: number[] = [];
   for (let i = 0; i < TURNS; i++) firsts.push((await timedTurn(client, 1)).first);
-  return { eventsPerSec: (EVENTS / big.total) * 1000, cpuUsPerEvent: (cpu * 1000) / EVENTS, firstMs: median(firsts) };
+  return {
+    eventsPerSec: (EVENTS / big.total) * 1000,
+    cpuUsPerEvent: (cpu * 1000) / EVENTS,
+    clientUsPerEvent: (own.user + own.system) / EVENTS,
+    firstMs: median(firsts),
+  };
 }
 
 async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, clients: Map<string, FaceClient>): Promise<string[]> {
@@ -88,13 +97,13 @@ async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, cli
   const base = faces[0]!.name;
   const lines = [
     `${kind} events:`,
-    `  ${"face".padEnd(22)} ${"events/s".padStart(9)} ${"ratio".padStart(6)} ${"us/event".padStart(9)} ${"first ms".padStart(9)} ${"added".padStart(8)}`,
+    `  ${"face".padEnd(22)} ${"events/s".padStart(9)} ${"ratio".padStart(6)} ${"us/event".padStart(9)} ${"client us".padStart(9)} ${"first ms".padStart(9)} ${"added".padStart(8)}`,
   ];
   for (const f of faces) {
     const ratio = pick(f.name, "eventsPerSec") / pick(base, "eventsPerSec");
     const added = pick(f.name, "firstMs") - pick(base, "firstMs");
     lines.push(
-      `  ${f.name.padEnd(22)} ${fmt(pick(f.name, "eventsPerSec")).padStart(9)} ${`${fmt(ratio, 2)}x`.padStart(6)} ${fmt(pick(f.name, "cpuUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "firstMs"), 2).padStart(9)} ${`${added >= 0 ? "+" : ""}${fmt(added, 2)}`.padStart(8)}`,
+      `  ${f.name.padEnd(22)} ${fmt(pick(f.name, "eventsPerSec")).padStart(9)} ${`${fmt(ratio, 2)}x`.padStart(6)} ${fmt(pick(f.name, "cpuUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "clientUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "firstMs"), 2).padStart(9)} ${`${added >= 0 ? "+" : ""}${fmt(added, 2)}`.padStart(8)}`,
     );
   }
   for (const l of lines) log("  " + l);

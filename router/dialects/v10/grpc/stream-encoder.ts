@@ -157,10 +157,18 @@ let serializer: ((message: unknown) => Buffer) | undefined;
 const convertStreamResponse = converterOf(STREAM_RESPONSE);
 
 /**
- * A v1.0 StreamResponse's ProtoJSON (what the v1.0 dialect renders for an event) as its binary. The proto is
- * loaded on first use (only a router with the gRPC face pays for it).
+ * Loads the proto and compiles the encoder (a few hundred ms; only a router with the gRPC face pays it): the face
+ * calls it as it starts, so no stream's first event waits for it. Returns the serializer.
  */
+export function prepareStreamEncoder(): (message: unknown) => Buffer {
+  if (serializer) return serializer;
+  serializer = loadSerializer();
+  // protobufjs generates each type's fromObject and encode on first use: one event compiles them all.
+  serializer(convertStreamResponse?.({ statusUpdate: { status: { timestamp: "1970-01-01T00:00:00Z", message: { parts: [{ data: {} }] } }, metadata: {} } }));
+  return serializer;
+}
+
+/** A v1.0 StreamResponse's ProtoJSON (what the v1.0 dialect renders for an event) as its binary. */
 export function encodeStreamResponse(json: unknown): Buffer {
-  serializer ??= loadSerializer();
-  return serializer(convertStreamResponse ? convertStreamResponse(json as JsonValue) : json);
+  return (serializer ?? prepareStreamEncoder())(convertStreamResponse ? convertStreamResponse(json as JsonValue) : json);
 }
