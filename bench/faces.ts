@@ -1,9 +1,10 @@
 /**
  * Faces: the same hub agent's turn of N events read through each client face of one router, side by side in
  * one run against the agent's own JSON-RPC stream (the baseline): events/s over a turn of N events, the
- * router's CPU an event, the bench process's (the face's client and the agent), and the first-event latency (request sent -> the agent's first event at the client)
- * over turns of one event. Twice: events that are progress lines (every face writes one message each, an MCP
- * tool call's progress notifications included) and events that are the answer's deltas.
+ * router's CPU an event, the bench process's (the face's client and the agent), and the first-event latency
+ * (request sent -> the agent's first event at the client) over turns of one event. Twice: events that are
+ * progress lines (every face writes one message each, an MCP tool call's progress notifications included) and
+ * events that are the answer's deltas.
  *
  * A face is one entry of FACES (bench/face-clients.ts): how a client of that face runs one turn and hands
  * each message it reads to `seen`. Adding a face is adding an entry there.
