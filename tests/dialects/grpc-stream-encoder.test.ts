@@ -104,8 +104,13 @@ describe("the gRPC face's StreamResponse encoder", () => {
       false,
     ));
 
-  test("a timestamp that is not RFC 3339 is refused, as the reference refuses it", () => {
-    const json = { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", timestamp: "yesterday" } } };
+  test.each([
+    ["a timestamp that is not RFC 3339", { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", timestamp: "yesterday" } } }],
+    [
+      "metadata holding what is not JSON",
+      { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" }, metadata: { a: [1, undefined] } } },
+    ],
+  ])("%s is refused, as the reference refuses it", (_, json) => {
     expect(() => encodeJson(STREAM_RESPONSE, json)).toThrow();
     expect(() => encodeStreamResponse(json)).toThrow();
   });

@@ -138,8 +138,11 @@ function value(json: JsonValue): unknown {
       return { numberValue: json };
     case "boolean":
       return { boolValue: json };
-    default:
+    case "object":
       return Array.isArray(json) ? { listValue: { values: json.map(value) } } : { structValue: struct(json) };
+    default:
+      // undefined, a bigint: not JSON (the reference encoder refuses them too).
+      throw new Error(`a google.protobuf.Value cannot be ${typeof json}`);
   }
 }
 
