@@ -37,7 +37,7 @@ const FRAME_BYTES = PAGE_BYTES + 24;
 function walBound(tasks: TaskRow[], events: EventRow[]): number {
   const size = (json: RowJson): number => (typeof json === "string" ? 3 * json.length : json.byteLength);
   let bytes = 4 * FRAME_BYTES;
-  for (const row of tasks) bytes += 2 * size(row[5]) + 16 * FRAME_BYTES;
+  for (const row of tasks) bytes += 2 * size(row[6]) + 16 * FRAME_BYTES;
   for (const row of events) bytes += 2 * size(row[2]) + 16 * FRAME_BYTES;
   return bytes;
 }
