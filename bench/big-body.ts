@@ -54,8 +54,12 @@ async function echo(url: string, dialect: "v0.1" | "v0.3" | "v1.0", bytes: numbe
   return answer.length;
 }
 
-/** RSS once it has stopped falling (the router idle, its garbage collected as V8 sees fit). */
+/**
+ * RSS once it has stopped falling (the router idle, its garbage collected as V8 sees fit), from 1.5 s after the
+ * requests: the router makes a full collection once quiet for a second after large bodies (router/http/idle-collection.ts).
+ */
 async function settled(router: Child): Promise<number> {
+  await sleep(1500);
   let last = rssKb(router.pid);
   for (let i = 0; i < 20; i++) {
     await sleep(250);

@@ -64,6 +64,7 @@ export const FACES: Face[] = [
   sseFace("/v1/responses", "/v1/responses", (text) => ({ model: "bench", input: text, stream: true })),
   grpcFace(),
   mcpFace(),
+  mcpRawFace(),
 ];
 
 /** gRPC (CONTRACT 17) as a grpc-js user writes it: the spec's proto loaded with proto-loader, the tenant naming the agent. */
@@ -108,6 +109,46 @@ function mcpFace(): Face {
           seen(JSON.stringify(result));
         },
         close: () => client.close(),
+      };
+    },
+  };
+}
+
+/**
+ * The same tool call read by a host that parses SSE as the baseline's client does (no SDK): the router's own
+ * cost apart from the SDK client's (zod checks of each message, a web-stream pipeline per event), which is
+ * the host's. A diagnostic beside the SDK host, not a second target.
+ */
+function mcpRawFace(): Face {
+  return {
+    name: "MCP tools/call, raw host",
+    kinds: ["progress"],
+    async open(router) {
+      const url = `${router.url}/mcp`;
+      const version = "2025-11-25";
+      const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const init = await fetch(url, {
+        method: "POST",
+        headers: base,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "bench-raw", version: "1.0.0" } },
+        }),
+      });
+      const session = init.headers.get("mcp-session-id");
+      await init.text();
+      if (!session) throw new Error(`MCP initialize answered ${init.status} without a session`);
+      const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": version };
+      await (await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+      let id = 0;
+      return {
+        turn: (text, seen) => {
+          id++;
+          const params = { name: "bench", arguments: { message: text }, _meta: { progressToken: id } };
+          return sseRequest(url, { jsonrpc: "2.0", id, method: "tools/call", params }, seen, headers).done.then(() => undefined);
+        },
       };
     },
   };

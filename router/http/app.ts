@@ -11,6 +11,7 @@ import { AuthFailureLimiter } from "./auth-limiter.js";
 import { apiKeyGuard, callerOf } from "./auth.js";
 import { originGuard } from "./cors.js";
 import { bodyBudget, overLimitGate } from "./limits.js";
+import { idleCollection } from "./idle-collection.js";
 import { jsonErrors, jsonNotFound } from "./errors.js";
 import { indexPage, routerLinks } from "./links.js";
 import { requestOrigin, setOriginPolicy } from "./origin.js";
@@ -78,6 +79,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(overLimitGate());
   app.use(originGuard({ origins: deps.corsOrigins ?? [], bindHost: deps.bindHost ?? "127.0.0.1" }));
   if (deps.bodyBytesInFlight !== undefined) app.use(bodyBudget(deps.bodyBytesInFlight, deps.maxBodyBytes));
+  // Large bodies' text, dead once answered, is returned to the system once the router is quiet again.
+  app.use(idleCollection());
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   // A browser or curl pointed at the root learns where things are instead of a bare 404: JSON for clients,

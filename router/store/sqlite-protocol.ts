@@ -9,8 +9,8 @@
  * thread without a copy; the statements store either as TEXT.
  */
 export type RowJson = string | Uint8Array;
-/** A task row: id, context id, agent id, state, updatedAt (epoch ms), the task's JSON. */
-export type TaskRow = [string, string, string, string, number, RowJson];
+/** A task row: id, context id, agent id, state, updatedAt (epoch ms), owner (null: none), the task's JSON. */
+export type TaskRow = [string, string, string, string, number, string | null, RowJson];
 /** An event row: task id, seq, the event's JSON. */
 export type EventRow = [string, number, RowJson];
 

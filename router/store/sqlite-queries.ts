@@ -16,7 +16,7 @@ const FILTER_SQL: Record<Filter, string> = {
   contextId: "context_id = @contextId",
   state: "state = @state",
   agentId: "agent_id = @agentId",
-  // Read from the task's JSON, where every layout has it, through the partial index tasks_owner (sqlite-schema.ts).
+  // The owner's column (layout 2; sqlite-schema.ts), through the partial index tasks_owner.
   owner: `${OWNER_SQL} = @owner`,
   // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
   statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",

@@ -20,14 +20,15 @@ export const INT_PARAM = "CAST(? AS INTEGER)";
 export const TEXT_PARAM = "CAST(? AS TEXT)";
 
 /**
- * A task's owner (the API key it was created under, when the router authenticates), as SQL. It stays in the
- * task's JSON, where every layout has it, and the owner index is on this very expression (SQLite uses an
- * expression index only for a query that writes it the same way).
+ * A task's owner (the API key it was created under, when the router authenticates), as SQL: a column of its
+ * own since layout 2, written with the task's JSON (which holds it too). Layout 1 indexed
+ * `json_extract(json, '$.owner')`, and SQLite then parsed the whole JSON of a task, new and old, at every
+ * write: for a task holding 30 MB of text, 120 MB of parse trees (docs/benchmarks.md, "Large bodies").
  */
-export const OWNER_SQL = "json_extract(json, '$.owner')";
+export const OWNER_SQL = "owner";
 
 /** The layout this router reads and writes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * Times are stored as epoch milliseconds so the `before` cursor and the order match the other stores.
@@ -41,7 +42,7 @@ export const SCHEMA_VERSION = 1;
 const TABLES = `
 CREATE TABLE IF NOT EXISTS tasks (
   task_no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, context_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL);
+  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL, owner TEXT);
 CREATE TABLE IF NOT EXISTS events (
   task_no INTEGER NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, seq)) WITHOUT ROWID;
 `;
@@ -75,13 +76,21 @@ DROP INDEX IF EXISTS tasks_context;
 DROP INDEX IF EXISTS tasks_agent;
 DROP INDEX IF EXISTS tasks_state;
 DROP INDEX IF EXISTS tasks_unfinished;
+DROP INDEX IF EXISTS tasks_owner;
 ${TABLES}
-INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json)
-  SELECT id, context_id, agent_id, state, updated_at, json FROM tasks_v0 ORDER BY rowid;
+INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json, owner)
+  SELECT id, context_id, agent_id, state, updated_at, json, json_extract(json, '$.owner') FROM tasks_v0 ORDER BY rowid;
 INSERT INTO events (task_no, seq, json)
   SELECT t.task_no, e.seq, e.json FROM events_v0 e JOIN tasks t ON t.id = e.task_id;
 DROP TABLE events_v0;
 DROP TABLE tasks_v0;
+`;
+
+/** Layout 1 to 2: the owner in a column of its own (OWNER_SQL says why), indexed there rather than in the JSON. */
+const FROM_VERSION_1 = `
+DROP INDEX IF EXISTS tasks_owner;
+ALTER TABLE tasks ADD COLUMN owner TEXT;
+UPDATE tasks SET owner = json_extract(json, '$.owner');
 `;
 
 /**
@@ -96,7 +105,7 @@ export function migrate(db: Database.Database): void {
     }
     if (version < SCHEMA_VERSION) {
       const hasTasks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'").get() !== undefined;
-      db.exec(hasTasks ? FROM_VERSION_0 : TABLES);
+      db.exec(!hasTasks ? TABLES : version === 0 ? FROM_VERSION_0 : FROM_VERSION_1);
     }
     // Every open: an index added since the file was made (tasks_owner) is built once. An index needs no new
     // layout, as an earlier router writing the file keeps it up to date (SQLite does, for every index it holds).

@@ -6,7 +6,7 @@ import { noteEventBytes } from "../core/event-bytes.js";
 import { checkKey, pushConfigId, timeMs } from "./common.js";
 import { SqliteRecords } from "./expiring-records.js";
 import { isFile } from "./sqlite-open.js";
-import { eventRowJson, taskRowJson, TRANSFER_MIN_CHARS, utf8 } from "./sqlite-row-json.js";
+import { eventRowJson, parseTaskRow, taskRowJson, TRANSFER_MIN_CHARS, utf8 } from "./sqlite-row-json.js";
 import { SqliteTables } from "./sqlite-tables.js";
 import { openForReads, SqliteQueries } from "./sqlite-queries.js";
 import {
@@ -178,7 +178,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const tasks = batch.tasks.map((t): TaskRow => {
       const json = taskRowJson(t, largeEvents.has(t.id));
       bytes += json.length;
-      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), json];
+      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), t.owner ?? null, json];
     });
     if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
       this.#commitCounts.inline++;
@@ -198,7 +198,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
       transfer.push(bytes.buffer as ArrayBuffer);
       return bytes;
     };
-    for (const row of tasks) row[5] = moved(row[5]);
+    for (const row of tasks) row[6] = moved(row[6]);
     for (const row of events) row[2] = moved(row[2]);
     await this.#callTransferring(transfer, "commit", tasks, events);
   }
@@ -211,7 +211,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   async getTask(id: string): Promise<Task | undefined> {
     checkKey("taskId", id);
     const json = (await this.#read("getTask", (q) => q.getTask(id), id)) as string | undefined;
-    return json === undefined ? undefined : (JSON.parse(json) as Task);
+    return json === undefined ? undefined : parseTaskRow(json);
   }
 
   async readEvents(taskId: string, afterSeq: number, limit: number, maxBytes?: number): Promise<LoggedEvent[]> {
@@ -226,7 +226,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
   }
 
   async listTasks(query: ListTasksQuery): Promise<Task[]> {
-    return parse<Task>(await this.#read("listTasks", (q) => q.listTasks(query), query));
+    return ((await this.#read("listTasks", (q) => q.listTasks(query), query)) as string[]).map(parseTaskRow);
   }
 
   async countTasks(filter: ListTasksFilter): Promise<number> {
@@ -235,7 +235,7 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
 
   /** Oldest update first. */
   async listUnfinishedTasks(): Promise<Task[]> {
-    return parse<Task>(await this.#read("listUnfinishedTasks", (q) => q.listUnfinishedTasks()));
+    return ((await this.#read("listUnfinishedTasks", (q) => q.listUnfinishedTasks())) as string[]).map(parseTaskRow);
   }
 
   async setPushConfig(taskId: string, config: PushNotificationConfig): Promise<void> {

@@ -114,3 +114,50 @@ test("a file of a later layout is refused, naming the file and both layouts, and
   );
   expect(layoutOf(path)).toBe(SCHEMA_VERSION + 1);
 });
+
+/** Layout 1's tasks table: the owner only in the JSON, indexed there (what layout 2 moved to a column). */
+const LAYOUT_1_TASKS = `
+CREATE TABLE tasks (
+  task_no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, context_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE TABLE events (
+  task_no INTEGER NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, seq)) WITHOUT ROWID;
+CREATE INDEX tasks_owner ON tasks (json_extract(json, '$.owner'), updated_at) WHERE json_extract(json, '$.owner') IS NOT NULL;
+PRAGMA user_version = 1;
+`;
+
+test("a layout-1 file's owners move to their column: a key still lists its own tasks, and no write parses a task's JSON", async () => {
+  const path = join(dir, "layout-1.db");
+  const mine = makeTask("mine", { owner: "key-a", updatedAt: at(1) });
+  const theirs = makeTask("theirs", { owner: "key-b", updatedAt: at(2) });
+  const db = new Database(path);
+  db.exec(LAYOUT_1_TASKS);
+  const insert = db.prepare("INSERT INTO tasks (id, context_id, agent_id, state, updated_at, json) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const t of [mine, theirs, done]) insert.run(t.id, t.contextId, t.agentId, t.status.state, Date.parse(t.updatedAt), JSON.stringify(t));
+  db.close();
+  const store = await SqliteStore.open(path);
+  try {
+    expect((await store.listTasks({ owner: "key-a", limit: 10 })).map((t) => t.id)).toEqual(["mine"]);
+    expect(await store.countTasks({ owner: "key-b" })).toBe(1);
+    expect(await store.getTask("mine")).toEqual(mine);
+    await store.commit({ tasks: [makeTask("new", { owner: "key-a", updatedAt: at(3) })], events: [] });
+    expect((await store.listTasks({ owner: "key-a", limit: 10 })).map((t) => t.id)).toEqual(["new", "mine"]);
+  } finally {
+    await store.close();
+  }
+  expect(layoutOf(path)).toBe(SCHEMA_VERSION);
+  const file = new Database(path, { readonly: true });
+  try {
+    // The index is on the column: SQLite evaluates no JSON function when a task is written.
+    const index = file.prepare("SELECT sql FROM sqlite_schema WHERE name = 'tasks_owner'").get() as { sql: string };
+    expect(index.sql).not.toContain("json");
+    expect(file.prepare("SELECT id, owner FROM tasks ORDER BY task_no").all()).toEqual([
+      { id: "mine", owner: "key-a" },
+      { id: "theirs", owner: "key-b" },
+      { id: "done", owner: null },
+      { id: "new", owner: "key-a" },
+    ]);
+  } finally {
+    file.close();
+  }
+});

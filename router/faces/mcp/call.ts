@@ -18,10 +18,11 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { TaskError } from "../../core/errors.js";
-import type { Message, SendRequest } from "../../core/model.js";
+import type { Message, SendRequest, StreamEvent } from "../../core/model.js";
 import { type CallPlan, type SessionContext, MCP_DIALECT } from "./context.js";
 import { answerText, elicitationFor } from "./elicitation.js";
-import { callEventId, type CallKey } from "./event-ids.js";
+import { progressFrame } from "./call-stream.js";
+import { callEventId, callEventIdPrefix, type CallKey } from "./event-ids.js";
 import { assignEventId } from "./event-store.js";
 import { toolFailure } from "./errors.js";
 import { CallRenderer } from "./render.js";
@@ -109,22 +110,26 @@ function sendOf(taskId: string, contextId: string | undefined, text: string, age
   return { taskId, ...(contextId !== undefined && { contextId }), message, metadata: {}, agentId };
 }
 
+/** A turn's end as the call reads it. */
+type TurnEnd = { seq: number; state: string; answer: string; metadata: Record<string, unknown> };
+
 /** Reads the call's events until its last turn ends, reporting progress and asking back as the host allows. */
 async function followCall(ctx: SessionContext, key: CallKey, agentId: string, extra: Extra): Promise<CallToolResult> {
   const renderer = new CallRenderer();
+  const idPrefix = callEventIdPrefix(key);
   let after = key.fromSeq;
   let contextId = "";
   for (;;) {
     const events = await ctx.service.events(key.taskId, after, ctx.scope, extra.signal);
-    let end: { seq: number; state: string; answer: string; metadata: Record<string, unknown> } | undefined;
-    for await (const event of events) {
-      contextId = event.contextId;
-      const step = renderer.feed(event);
-      if (step?.type === "progress" && key.progressToken !== undefined) {
-        const params = { progressToken: key.progressToken, progress: step.seq, message: step.text };
-        assignEventId(params, callEventId(key, step.seq));
-        await extra.sendNotification({ method: "notifications/progress", params });
-      } else if (step?.type === "end") end = step;
+    let end: TurnEnd | undefined;
+    try {
+      for (let batch = await events.nextBatch(); !batch.done; batch = await events.nextBatch()) {
+        contextId = batch.value[batch.value.length - 1]!.contextId;
+        end = (await reportBatch(ctx, key, idPrefix, renderer, batch.value, extra)) ?? end;
+      }
+    } catch (err) {
+      events.close();
+      throw err;
     }
     if (extra.signal.aborted) return cancelled(ctx, key, extra);
     if (!end) throw TaskError.internal("the task's events ended before its turn did");
@@ -144,6 +149,40 @@ async function followCall(ctx: SessionContext, key: CallKey, agentId: string, ex
     ctx.store.assignResponse(key.requestId, callEventId(key, end.seq));
     return renderer.result({ taskId: key.taskId, contextId });
   }
+}
+
+/**
+ * Feeds a batch of the call's events to its renderer and reports their status lines as progress: written to
+ * the call's own stream in one write when it has one (call-stream.ts), else one `sendNotification` each.
+ * Returns the end of the turn when the batch holds it.
+ */
+async function reportBatch(
+  ctx: SessionContext,
+  key: CallKey,
+  idPrefix: string,
+  renderer: CallRenderer,
+  batch: readonly StreamEvent[],
+  extra: Extra,
+): Promise<TurnEnd | undefined> {
+  const stream = ctx.streams.get(key.requestId);
+  const token = key.progressToken;
+  const frames: string[] = [];
+  let end: TurnEnd | undefined;
+  for (const event of batch) {
+    const step = renderer.feed(event);
+    if (step?.type === "end") end = step;
+    else if (step?.type === "progress" && token !== undefined) {
+      if (stream) frames.push(progressFrame(idPrefix + step.seq, token, step.seq, step.text));
+      else {
+        const params = { progressToken: token, progress: step.seq, message: step.text };
+        assignEventId(params, idPrefix + step.seq);
+        await extra.sendNotification({ method: "notifications/progress", params });
+      }
+    }
+  }
+  // As sendNotification does, nothing more is sent once the host cancelled the request.
+  if (stream && !extra.signal.aborted && !stream.write(frames)) await stream.drained();
+  return end;
 }
 
 /** Asks the host the turn's question; the answer's text, or undefined (declined, cancelled, timed out). */

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { DialectPolicy } from "../../service/dialect-policy.js";
 import type { Scope } from "../../service/scope.js";
 import type { TaskService } from "../../service/task-service.js";
+import type { CallStream } from "./call-stream.js";
 import type { SessionEventStore } from "./event-store.js";
 import type { SessionClaims } from "./session-id.js";
 
@@ -45,6 +46,8 @@ export interface SessionContext {
   /** Plans of calls the route saw, by request id, taken by the call's handler. */
   plans: Map<RequestId, CallPlan>;
   calls: Map<RequestId, LiveCall>;
+  /** The streams of calls whose POST response the route serves (their progress is written there directly). */
+  streams: Map<RequestId, CallStream>;
   /** Calls the host cancelled (notifications/cancelled), the most recent ones. */
   cancelled: Set<RequestId>;
   /** Set when the session is being closed (DELETE, eviction): its calls' aborts are then not cancels. */

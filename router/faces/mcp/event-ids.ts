@@ -20,8 +20,13 @@ const PREFIX = "c1";
 
 /** The id of the message derived from the logged event `seq` (`fromSeq` itself: the stream's priming event). */
 export function callEventId(key: CallKey, seq: number): string {
+  return `${callEventIdPrefix(key)}${seq}`;
+}
+
+/** What every event id of the call starts with (its id is this and the event's seq), made once a call. */
+export function callEventIdPrefix(key: CallKey): string {
   const body = Buffer.from(JSON.stringify([key.requestId, key.taskId, key.fromSeq, key.progressToken ?? null]), "utf8").toString("base64url");
-  return `${PREFIX}.${body}.${seq}`;
+  return `${PREFIX}.${body}.`;
 }
 
 /** The call and the seq an id names; undefined when it is not a call event id. */

@@ -31,10 +31,17 @@ export class SessionEventStore implements EventStore {
   #nextPriming: string | undefined;
   #standalone: Array<{ id: string; message: JSONRPCMessage }> = [];
   #counter = 0;
+  #primed = false;
 
-  /** The priming event of the stream the next POST opens gets this id (a call's: its first seq). */
-  primeNext(id: string | undefined): void {
+  /**
+   * The priming event of the stream the next POST opens gets this id (a call's: its first seq). Returns
+   * whether the transport stored a priming event since the last call (it does before dispatching the POST).
+   */
+  primeNext(id: string | undefined): boolean {
+    const primed = this.#primed;
     this.#nextPriming = id;
+    this.#primed = false;
+    return primed;
   }
 
   /** The response to `requestId` gets this id. */
@@ -57,6 +64,7 @@ export class SessionEventStore implements EventStore {
     if (Object.keys(message).length === 0) {
       const id = this.#nextPriming;
       this.#nextPriming = undefined;
+      this.#primed = true;
       return id ?? NO_ID;
     }
     if ("params" in message && message.params) return assigned.get(message.params) ?? NO_ID;

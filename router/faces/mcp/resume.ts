@@ -9,6 +9,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { TaskError } from "../../core/errors.js";
 import { SseWriter } from "../../sse/writer.js";
 import type { LiveSession } from "./sessions.js";
+import { messageFrame } from "./call-stream.js";
 import { callEventId, type CallKey } from "./event-ids.js";
 import { mcpError } from "./errors.js";
 import { CallRenderer } from "./render.js";
@@ -32,7 +33,7 @@ export async function resumeCall(res: Response, session: LiveSession, key: CallK
   res.setHeader("mcp-session-id", ctx.id);
   writer.open();
   const send = async (id: string, message: JSONRPCMessage): Promise<void> => {
-    if (!writer.write(`event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`)) await writer.drained();
+    if (!writer.write(messageFrame(id, message))) await writer.drained();
   };
   try {
     const renderer = new CallRenderer();

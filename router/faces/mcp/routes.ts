@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import type { TaskService } from "../../service/task-service.js";
 import { callerScope } from "../shared/http.js";
 import { planCall, parseArgs } from "./call.js";
+import { CallStream } from "./call-stream.js";
 import { mcpError, REASON_ERRORS } from "./errors.js";
 import { callEventId, parseCallEventId } from "./event-ids.js";
 import { resumeCall } from "./resume.js";
@@ -67,7 +68,8 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
       return httpError(res, 400, -32700, "Parse error: the request body is not JSON");
     }
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as JSONRPCMessage[];
-    const init = messages.find((m) => isInitializeRequest(m));
+    // The method first: the schema check of a message that is not an initialize costs a zod failure.
+    const init = messages.filter((m) => (m as { method?: unknown }).method === "initialize").find((m) => isInitializeRequest(m));
     let session: LiveSession | undefined;
     if (init) {
       if (messages.length > 1) return httpError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed");
@@ -85,14 +87,21 @@ export function mountMcpFace(app: Express, deps: McpFaceDeps): McpFace {
         res.setHeader("mcp-session-id", session.ctx.id);
         return void res.json({ jsonrpc: "2.0", id: requests[0]!.id, error: { code, message, ...(data !== undefined && { data }) } });
       }
-      // The priming event of this POST's stream is stored while handleRequest runs to its first await.
-      session.ctx.store.primeNext(planned?.primed);
-      const pending = session.transport.handleRequest(webRequest(req), { parsedBody: parsed });
-      session.ctx.store.primeNext(undefined);
-      const response = await pending;
-      // Refused before dispatch (bad headers, a stale protocol version): no handler will take the plan.
-      if (response.status >= 400) for (const r of requests) session.ctx.plans.delete(r.id);
-      await sendWebResponse(response, res);
+      // A planned call writes its progress to this response itself (call-stream.ts).
+      const call = planned ? new CallStream() : undefined;
+      if (call) session.ctx.streams.set(requests[0]!.id, call);
+      try {
+        // The priming event of this POST's stream is stored while handleRequest runs to its first await.
+        session.ctx.store.primeNext(planned?.primed);
+        const pending = session.transport.handleRequest(webRequest(req), { parsedBody: parsed });
+        const primed = session.ctx.store.primeNext(undefined);
+        const response = await pending;
+        // Refused before dispatch (bad headers, a stale protocol version): no handler will take the plan.
+        if (response.status >= 400) for (const r of requests) session.ctx.plans.delete(r.id);
+        await sendWebResponse(response, res, call && { call, primed });
+      } finally {
+        if (call && session.ctx.streams.get(requests[0]!.id) === call) session.ctx.streams.delete(requests[0]!.id);
+      }
     } finally {
       release();
     }

@@ -68,6 +68,9 @@ export class McpSessions {
 
   /** The session `id` as this caller may use it (held, or rebuilt from its id); undefined: no such session. */
   async find(id: string, scope: Scope): Promise<LiveSession | undefined> {
+    // A session held here was opened (or issued) by this very id string: its claims are the ones it holds.
+    const held = this.#live.get(id);
+    if (held) return held.ctx.claims.owner === (scope.caller?.principal ?? null) ? held : undefined;
     const claims = this.#opts.ids.open(id);
     if (!claims || claims.owner !== (scope.caller?.principal ?? null) || this.#ended.has(id)) return undefined;
     const live = this.#live.get(id);
@@ -148,6 +151,7 @@ export class McpSessions {
       store: new SessionEventStore(),
       plans: new Map(),
       calls: new Map(),
+      streams: new Map(),
       cancelled: new Set(),
       closing: false,
     };
