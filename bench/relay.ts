@@ -78,13 +78,15 @@ export async function fanOnce(child: Child, agent: BenchAgent, streams: number, 
   return { eventsPerSec: ((streams * (per + 1)) / ms) * 1000, cpuPct: (cpu / ms) * 100 };
 }
 
-/** The relay's shapes, each measured router against bridge side by side. */
-const SHAPES: Array<{ label: string; run: (c: Child, a: BenchAgent, tag: string) => Promise<RelayResult> }> = [
+/** The relay's shapes, each measured router against bridge side by side (BENCH_RELAY_SHAPES="1 stream|tasks of 2,000": those whose label holds one of these). */
+const ALL_SHAPES: Array<{ label: string; run: (c: Child, a: BenchAgent, tag: string) => Promise<RelayResult> }> = [
   { label: "  1 stream", run: (c, a, tag) => relayOnce(c, a, 1, tag) },
   { label: `100 streams, 100 tasks of ${fmt(TOTAL / 100)}`, run: (c, a, tag) => relayOnce(c, a, 100, tag) },
   { label: `100 streams, 100 tasks of ${fmt(WIDE_PER)}`, run: (c, a, tag) => relayOnce(c, a, 100, tag, 100 * WIDE_PER) },
   { label: `100 streams, 1 task of ${fmt(WIDE_PER)}`, run: (c, a, tag) => fanOnce(c, a, 100, WIDE_PER, tag) },
 ];
+const SHAPE_WORDS = process.env.BENCH_RELAY_SHAPES?.split("|").filter(Boolean);
+const SHAPES = SHAPE_WORDS ? ALL_SHAPES.filter((s) => SHAPE_WORDS.some((w) => s.label.includes(w))) : ALL_SHAPES;
 
 export async function relay(): Promise<Section> {
   const lines: string[] = [];

@@ -134,25 +134,27 @@ export class HubConnection {
   }
 
   /**
-   * Counts a received task update until the returned release is called (once: it is stored, or refused):
-   * past FLOW_HIGH_BYTES the socket stops being read until the store has caught up to FLOW_LOW_BYTES. An
+   * Counts a received task update's bytes until `release`d (once: it is stored, or refused): past
+   * FLOW_HIGH_BYTES the socket stops being read until the store has caught up to FLOW_LOW_BYTES. An
    * agent faster than the store then waits in its own socket (TCP pushes back on its writes) instead of in
    * the router's memory, and the event loop is not given over to one agent's flood while other tasks'
    * events wait behind it.
    */
-  hold(bytes: number): () => void {
+  hold(bytes: number): void {
     this.#unstored += bytes;
     if (!this.#paused && this.#unstored > FLOW_HIGH_BYTES) {
       this.#paused = true;
       this.ws.pause();
     }
-    return () => {
-      this.#unstored -= bytes;
-      if (this.#paused && this.#unstored <= FLOW_LOW_BYTES) {
-        this.#paused = false;
-        this.#readOn();
-      }
-    };
+  }
+
+  /** An update `hold` counted is stored or refused: its bytes no longer hold the socket. */
+  release(bytes: number): void {
+    this.#unstored -= bytes;
+    if (this.#paused && this.#unstored <= FLOW_LOW_BYTES) {
+      this.#paused = false;
+      this.#readOn();
+    }
   }
 
   send(frame: object): void {

@@ -14,6 +14,7 @@ import { isOwnOrigin, normalizeOrigin, type OriginPolicy } from "../router/net/o
 import { HUB_CLOSE_CODES, HUB_DEFAULTS, HUB_METHODS, HUB_PATHS, type ArtifactParams, type RegisterParams, type StatusParams } from "./protocol.js";
 import { Registrations, type HubCluster } from "./registration.js";
 import { ackOf, notStored, routeTaskUpdate, TASK_UPDATE_METHODS } from "./task-routing.js";
+import type { DurableSink } from "./task-channel.js";
 
 export interface HubOptions {
   registry: AgentRegistry;
@@ -217,25 +218,51 @@ export class AgentHub {
 
   /**
    * A task update: held against the connection's flow control until it is stored (or refused), and answered
-   * when sent as a request. The busiest path of the hub, so one reaction per update and no more.
+   * when sent as a request. The busiest path of the hub: an update sent as a notification is told back to the
+   * connection's one sink, with no promise or closure of its own.
    */
   #onTaskUpdate(conn: HubConnection, method: string, params: unknown, bytes: number, hasId: boolean, id: RpcId | null): void {
-    let durable: Promise<boolean>;
+    const sink = this.#sinkOf(conn);
+    let answer: Promise<boolean> | undefined;
+    let told: DurableSink = sink;
+    if (hasId) {
+      let resolve!: (durable: boolean) => void;
+      answer = new Promise<boolean>((r) => (resolve = r));
+      told = {
+        settled(durable, b, taskId) {
+          sink.settled(durable, b, taskId);
+          resolve(durable);
+        },
+      };
+    }
+    conn.hold(bytes);
     try {
       checkParams(this.#opts.schemas, method, params);
-      durable = routeTaskUpdate(conn.agent, method, params as StatusParams | ArtifactParams);
+      routeTaskUpdate(conn.agent, method, params as StatusParams | ArtifactParams, told, bytes);
     } catch (err) {
+      conn.release(bytes);
       this.#refused(conn, method, err);
       if (hasId) conn.answer(id, method, Promise.reject(err));
       return;
     }
-    const held = conn.hold(bytes);
-    const taskId = (params as StatusParams).task_id;
-    void durable.then((ok) => {
-      held();
-      if (!ok) this.#refused(conn, method, notStored(taskId));
-    });
-    if (hasId) conn.answer(id, method, ackOf(durable, taskId));
+    if (answer) conn.answer(id, method, ackOf(answer, (params as StatusParams).task_id));
+  }
+
+  readonly #sinks = new WeakMap<HubConnection, DurableSink>();
+
+  /** The connection's sink for its updates: releases their bytes, logs those not stored. */
+  #sinkOf(conn: HubConnection): DurableSink {
+    let sink = this.#sinks.get(conn);
+    if (!sink) {
+      sink = {
+        settled: (durable, bytes, taskId) => {
+          conn.release(bytes);
+          if (!durable) this.#refused(conn, "task update", notStored(taskId));
+        },
+      };
+      this.#sinks.set(conn, sink);
+    }
+    return sink;
   }
 
   /** Why an answer's bare message (protocol 2's `{message}`) is not a hub message, if it carries one. */
