@@ -73,12 +73,8 @@ export class SqliteTables {
       taskChunk: db.prepare<[number, number, RowJson]>("INSERT INTO task_chunks (task_no, n, json) VALUES (?, ?, CAST(? AS TEXT))"),
       taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
       // CAST: JSON that came as UTF-8 bytes (RowJson) is stored as the same TEXT a string would be.
-      insertEvent: db.prepare<[number, number, RowJson, number | null]>(
-        "INSERT INTO events (task_no, seq, json, chunks) VALUES (?, ?, CAST(? AS TEXT), ?)",
-      ),
-      eventChunk: db.prepare<[number, number, number, RowJson]>(
-        "INSERT INTO event_chunks (task_no, seq, n, json) VALUES (?, ?, ?, CAST(? AS TEXT))",
-      ),
+      insertEvent: db.prepare<[number, number, RowJson, number | null]>("INSERT INTO events (task_no, seq, json, chunks) VALUES (?, ?, CAST(? AS TEXT), ?)"),
+      eventChunk: db.prepare<[number, number, number, RowJson]>("INSERT INTO event_chunks (task_no, seq, n, json) VALUES (?, ?, ?, CAST(? AS TEXT))"),
       lastSeq: db.prepare<[number], { n: number }>(LAST_SEQ_SQL),
       setPush: db.prepare<[string, string, string]>(
         `INSERT INTO push_configs (task_id, config_id, json) VALUES (?, ?, ?)
@@ -101,7 +97,7 @@ export class SqliteTables {
         const pieces = chunksOf(json);
         const held = pieces ? JSON.stringify(statusAt === null ? {} : { status: { timestamp: statusAt } }) : json;
         const taskNo = stmt.upsertTask.get(id, contextId, agentId, state, updatedAt, owner, held, pieces ? pieces.length : null)!.task_no;
-        pieces?.forEach((piece, n) => stmt.taskChunk.run(taskNo, n, piece));
+        for (const [n, piece] of (pieces ?? []).entries()) stmt.taskChunk.run(taskNo, n, piece);
         numbers.set(id, taskNo);
       }
       // Checked as it goes: a gap throws, and the transaction takes back everything this batch wrote before it.
@@ -115,7 +111,7 @@ export class SqliteTables {
         if (append) {
           const pieces = chunksOf(json);
           stmt.insertEvent.run(taskNo!, seq, pieces ? "{}" : json, pieces ? pieces.length : null);
-          pieces?.forEach((piece, n) => stmt.eventChunk.run(taskNo!, seq, n, piece));
+          for (const [n, piece] of (pieces ?? []).entries()) stmt.eventChunk.run(taskNo!, seq, n, piece);
         }
         ends.set(taskId, append ? seq : end);
       }

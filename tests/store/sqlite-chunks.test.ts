@@ -24,7 +24,7 @@ afterAll(async () => {
 
 /** Text of `chars` characters with one-, two-, three- and four-byte UTF-8 characters (and JSON escapes) all through it. */
 function mixedText(chars: number): string {
-  const unit = "aé€\u{1F600}\"\\\n";
+  const unit = 'aé€\u{1F600}"\\\n';
   return unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
 }
 
@@ -102,7 +102,14 @@ test("a large task and its large event are stored in pieces, and every read give
     await store.commit({ tasks: [smaller], events: [] });
     expect(piecesOf(path, "large")).toEqual({ chunks: null, bytes: [] });
     expect(await store.getTask("large")).toEqual(smaller);
-    const other = bigTask("large", mixedText(3 * CHUNK_BYTES).split("").reverse().join(""), at(7));
+    const other = bigTask(
+      "large",
+      mixedText(3 * CHUNK_BYTES)
+        .split("")
+        .reverse()
+        .join(""),
+      at(7),
+    );
     await store.commit({ tasks: [other], events: [bigEvent("large", 2, "short")] });
     expect(piecesOf(path, "large").chunks).toBe(piecesOf(path, "large").bytes.length);
     expect(JSON.stringify(await store.getTask("large"))).toBe(JSON.stringify(other));
