@@ -1,9 +1,10 @@
 /**
  * Faces: the same hub agent's turn of N events read through each client face of one router, side by side in
  * one run against the agent's own JSON-RPC stream (the baseline): events/s over a turn of N events, the
- * router's CPU an event, and the first-event latency (request sent -> the agent's first event at the client)
- * over turns of one event. Twice: events that are progress lines (every face writes one message each, an MCP
- * tool call's progress notifications included) and events that are the answer's deltas.
+ * router's CPU an event, the bench process's (the face's client and the agent), and the first-event latency
+ * (request sent -> the agent's first event at the client) over turns of one event. Twice: events that are
+ * progress lines (every face writes one message each, an MCP tool call's progress notifications included) and
+ * events that are the answer's deltas.
  *
  * A face is one entry of FACES (bench/face-clients.ts): how a client of that face runs one turn and hands
  * each message it reads to `seen`. Adding a face is adding an entry there.
@@ -13,8 +14,8 @@ import { FACES, type Face, type FaceClient, type TextKind } from "./face-clients
 
 const EVENTS = Number(process.env.BENCH_FACE_EVENTS ?? (QUICK ? 5000 : 10_000));
 const TURNS = Number(process.env.BENCH_FACE_TURNS ?? (QUICK ? 10 : 30));
-/** BENCH_FACES=chat,rest: only the faces whose names contain one of these (and the baseline). */
-const ONLY = process.env.BENCH_FACES?.split(",").filter(Boolean);
+/** BENCH_FACES=chat,rest: only the faces whose names contain one of these, in any case (and the baseline). */
+const ONLY = process.env.BENCH_FACES?.toLowerCase().split(",").filter(Boolean);
 /** BENCH_FACE_KINDS=delta: only these kinds of events. */
 const KINDS = (process.env.BENCH_FACE_KINDS?.split(",") ?? ["progress", "delta"]) as TextKind[];
 /** The first event's text: unique, so a client finds it in whatever frame its face wraps it in. */
@@ -59,23 +60,34 @@ async function timedTurn(client: FaceClient, n: number): Promise<TurnResult> {
 interface FaceRound {
   eventsPerSec: number;
   cpuUsPerEvent: number;
+  /** The bench process's CPU an event: the face's client, and the agent that pumps the events. */
+  clientUsPerEvent: number;
   firstMs: number;
 }
 
 async function measureFace(router: Child, client: FaceClient, face: Face): Promise<FaceRound> {
   const cpu0 = cpuMs(router.pid);
+  const own0 = process.cpuUsage();
   const big = await timedTurn(client, EVENTS);
   const cpu = cpuMs(router.pid) - cpu0;
+  const own = process.cpuUsage(own0);
   // Fewer messages than events: the face dropped or merged some, and its events/s would not be comparable.
   if (big.messages < EVENTS) throw new Error(`${face.name}: ${big.messages} messages for ${EVENTS} events`);
   const firsts: number[] = [];
   for (let i = 0; i < TURNS; i++) firsts.push((await timedTurn(client, 1)).first);
-  return { eventsPerSec: (EVENTS / big.total) * 1000, cpuUsPerEvent: (cpu * 1000) / EVENTS, firstMs: median(firsts) };
+  return {
+    eventsPerSec: (EVENTS / big.total) * 1000,
+    cpuUsPerEvent: (cpu * 1000) / EVENTS,
+    clientUsPerEvent: (own.user + own.system) / EVENTS,
+    firstMs: median(firsts),
+  };
 }
 
 async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, clients: Map<string, FaceClient>): Promise<string[]> {
   agent.onExecute = (taskId, text) => void pumpTurn(agent, taskId, Number(text) || 1, kind);
-  const faces = FACES.filter((f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.includes(o))));
+  const faces = FACES.filter(
+    (f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.toLowerCase().includes(o))),
+  );
   const byName = new Map(faces.map((f) => [f.name, f]));
   for (const f of faces) await timedTurn(clients.get(f.name)!, 500); // warm-up
   const res = await alternate(
@@ -86,13 +98,13 @@ async function measureKind(router: Child, agent: BenchAgent, kind: TextKind, cli
   const base = faces[0]!.name;
   const lines = [
     `${kind} events:`,
-    `  ${"face".padEnd(22)} ${"events/s".padStart(9)} ${"ratio".padStart(6)} ${"us/event".padStart(9)} ${"first ms".padStart(9)} ${"added".padStart(8)}`,
+    `  ${"face".padEnd(22)} ${"events/s".padStart(9)} ${"ratio".padStart(6)} ${"us/event".padStart(9)} ${"client us".padStart(9)} ${"first ms".padStart(9)} ${"added".padStart(8)}`,
   ];
   for (const f of faces) {
     const ratio = pick(f.name, "eventsPerSec") / pick(base, "eventsPerSec");
     const added = pick(f.name, "firstMs") - pick(base, "firstMs");
     lines.push(
-      `  ${f.name.padEnd(22)} ${fmt(pick(f.name, "eventsPerSec")).padStart(9)} ${`${fmt(ratio, 2)}x`.padStart(6)} ${fmt(pick(f.name, "cpuUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "firstMs"), 2).padStart(9)} ${`${added >= 0 ? "+" : ""}${fmt(added, 2)}`.padStart(8)}`,
+      `  ${f.name.padEnd(22)} ${fmt(pick(f.name, "eventsPerSec")).padStart(9)} ${`${fmt(ratio, 2)}x`.padStart(6)} ${fmt(pick(f.name, "cpuUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "clientUsPerEvent"), 1).padStart(9)} ${fmt(pick(f.name, "firstMs"), 2).padStart(9)} ${`${added >= 0 ? "+" : ""}${fmt(added, 2)}`.padStart(8)}`,
     );
   }
   for (const l of lines) log("  " + l);

@@ -8,6 +8,7 @@ import { Agent } from "node:http";
 import { randomUUID } from "node:crypto";
 import {
   alternate,
+  cpuMs,
   fmt,
   log,
   median,
@@ -38,7 +39,9 @@ const sdkMessage = (method: string, text: string) => ({
   params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text }] } },
 });
 
-async function closedLoop(url: string, body: () => object, clients: number): Promise<{ rps: number; p99: number }> {
+/** `pid`: the server's process, whose CPU a request (all its threads) is reported: under load the figure moved least. */
+async function closedLoop(url: string, body: () => object, clients: number, pid: number): Promise<{ rps: number; p99: number; cpuUs: number }> {
+  const cpu0 = cpuMs(pid);
   const agent = new Agent({ keepAlive: true, maxSockets: clients });
   const lat: number[] = [];
   const end = performance.now() + SECONDS * 1000;
@@ -55,7 +58,7 @@ async function closedLoop(url: string, body: () => object, clients: number): Pro
   );
   const ms = performance.now() - t0;
   agent.destroy();
-  return { rps: (lat.length / ms) * 1000, p99: percentile(lat, 99) };
+  return { rps: (lat.length / ms) * 1000, p99: percentile(lat, 99), cpuUs: ((cpuMs(pid) - cpu0) * 1000) / lat.length };
 }
 
 export async function hop(): Promise<Section> {
@@ -71,23 +74,27 @@ export async function hop(): Promise<Section> {
   // "v03": the SQLite router on `message/send` at the echo's own endpoint, the request the SDK gets (router-made
   // ids: no read of a client-named task before the commit), beside v0.1 `tasks/send`.
   const url = (t: string) => (t === "v03" ? children.router!.url + "/agents/echo" : isRouter(t) ? children[t]!.url + "/rpc" : children[t]!.url + "/");
+  const pid = (t: string) => (t === "v03" ? children.router! : children[t]!).pid;
   const body = (t: string) => () => (isRouter(t) ? routerSend("hello") : sdkMessage("message/send", "hello"));
   const lines: string[] = [];
   try {
     const targets = ["router", "v03", "memory", "sdk", "raw", "express"];
-    for (const t of targets) await closedLoop(url(t), body(t), 10); // warm-up
+    for (const t of targets) await closedLoop(url(t), body(t), 10, pid(t)); // warm-up
     for (const clients of [1, 50]) {
-      const res = await alternate(targets, (t) => closedLoop(url(t), body(t), clients));
+      const res = await alternate(targets, (t) => closedLoop(url(t), body(t), clients, pid(t)));
       const rps = (t: string) => median(res.get(t)!.map((x) => x.rps));
       const p99 = (t: string) => median(res.get(t)!.map((x) => x.p99));
+      const cpu = (t: string) => median(res.get(t)!.map((x) => x.cpuUs));
       lines.push(
         `${String(clients).padStart(2)} client(s): router ${fmt(rps("router"))} req/s p99 ${fmt(p99("router"), 2)} ms; sdk ${fmt(rps("sdk"))} req/s p99 ${fmt(p99("sdk"), 2)} ms: ${fmt(rps("router") / rps("sdk"), 2)}x its req/s, p99 ${fmt(p99("router") / p99("sdk"), 2)}x`,
         // The floor: a canned answer, no work. 1.5x the SDK above what these reach is out of any server's reach.
         `    floor, canned answers: node:http ${fmt(rps("raw"))} req/s (${fmt(rps("raw") / rps("sdk"), 2)}x the sdk), express ${fmt(rps("express"))} req/s (${fmt(rps("express") / rps("sdk"), 2)}x)`,
         `    the router on message/send (the SDK's request, router-made ids): ${fmt(rps("v03"))} req/s (${fmt(rps("v03") / rps("sdk"), 2)}x the sdk), p99 ${fmt(p99("v03"), 2)} ms (${fmt(p99("v03") / p99("sdk"), 2)}x)`,
         `    the router on its memory store (no durable commit): ${fmt(rps("memory"))} req/s (${fmt(rps("memory") / rps("sdk"), 2)}x the sdk), p99 ${fmt(p99("memory"), 2)} ms (${fmt(p99("memory") / p99("sdk"), 2)}x)`,
+        // Each server's CPU a request (its process, all threads): what it costs, which load moves less than req/s.
+        `    CPU a request: router ${fmt(cpu("router"))} us, message/send ${fmt(cpu("v03"))} us, memory store ${fmt(cpu("memory"))} us; sdk ${fmt(cpu("sdk"))} us`,
       );
-      for (const line of lines.slice(-4)) log("  " + line);
+      for (const line of lines.slice(-5)) log("  " + line);
     }
     const stream = async (t: string) => {
       // One stream per round: the SDK takes seconds for one (its event bus is far slower than the router).

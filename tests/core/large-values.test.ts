@@ -84,9 +84,12 @@ describe("JSON in pieces", () => {
     expect(jsonUtf8(value).buffer.byteLength).toBe(Buffer.byteLength(JSON.stringify(value)));
   });
 
-  test("a message's stable id is the same as hashing its parts' whole JSON", () => {
+  test("a message's stable id is the same as hashing its parts' whole JSON, large or small", () => {
     const message = { role: "agent" as const, parts: [{ kind: "text" as const, text: long }] };
     expect(messageIdOf(message, "task-1")).toBe(stableId("task-1", "agent", JSON.stringify(message.parts)));
+    // A small message is hashed in one step, a large one piece by piece: one id for the same bytes either way.
+    const small = { role: "agent" as const, parts: [{ kind: "text" as const, text: "hello" }] };
+    expect(messageIdOf(small, "task-1")).toBe(stableId("task-1", "agent", JSON.stringify(small.parts)));
   });
 });
 

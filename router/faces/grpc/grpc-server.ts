@@ -5,6 +5,7 @@ import { loadFileDescriptorSetFromBuffer, loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
 import { DESCRIPTOR_SET_PATH, a2aService } from "../../dialects/v10/grpc/proto.js";
+import { prepareStreamEncoder } from "../../dialects/v10/grpc/stream-encoder.js";
 import { a2aServiceDefinition, a2aServiceImplementation, type GrpcServiceDeps } from "./service.js";
 
 /** Where and within which bounds the gRPC face serves (CONTRACT 12 and 17). */
@@ -42,6 +43,7 @@ const DRAIN_MS = 1000;
  * own count) and hands those within bounds to grpc-js, whose own server has no connection bound.
  */
 export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGrpcFace> {
+  prepareStreamEncoder();
   const server = new Server({
     "grpc.max_receive_message_length": options.maxMessageBytes,
     "grpc.max_concurrent_streams": options.maxStreamsPerConnection,

@@ -3,6 +3,7 @@ import { memoForm, setMemoForm } from "../../core/event-memo.js";
 import type { StreamEvent } from "../../core/model.js";
 import type { OutboundEvent } from "../../dialects/index.js";
 import { encodeJson, messageType } from "../../dialects/v10/grpc/proto.js";
+import { encodeStreamResponse } from "../../dialects/v10/grpc/stream-encoder.js";
 import type { StreamReply } from "../../handler/index.js";
 import { grpcStatus } from "./errors.js";
 
@@ -98,8 +99,7 @@ class GrpcRelay {
   #encodeEvent(event: OutboundEvent): Uint8Array {
     const memo = memoForm(event, MEMO_KEY);
     if (memo instanceof Buffer) return memo;
-    const bytes = encodeJson(STREAM_RESPONSE, this.#reply.dialect.renderEvent(event));
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const buf = encodeStreamResponse(this.#reply.dialect.renderEvent(event));
     setMemoForm(event, MEMO_KEY, buf);
     return buf;
   }
