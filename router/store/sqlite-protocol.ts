@@ -9,8 +9,11 @@
  * thread without a copy; the statements store either as TEXT.
  */
 export type RowJson = string | Uint8Array;
-/** A task row: id, context id, agent id, state, updatedAt (epoch ms), owner (null: none), the task's JSON. */
-export type TaskRow = [string, string, string, string, number, string | null, RowJson];
+/**
+ * A task row: id, context id, agent id, state, updatedAt (epoch ms), owner (null: none), the task's JSON, its
+ * status timestamp (null: none; what a row stored in pieces keeps in its `json`, for the listing's filter).
+ */
+export type TaskRow = [string, string, string, string, number, string | null, RowJson, string | null];
 /** An event row: task id, seq, the event's JSON. */
 export type EventRow = [string, number, RowJson];
 

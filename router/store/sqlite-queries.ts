@@ -19,7 +19,8 @@ const FILTER_SQL: Record<Filter, string> = {
   // The owner's column (layout 2; sqlite-schema.ts), through the partial index tasks_owner.
   owner: `${OWNER_SQL} = @owner`,
   // A scan: the filter is rare and agents' timestamps come in any ISO form, so they are compared as parsed.
-  statusSinceMs: "status_ms(json_extract(json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
+  // tasks.json: a row stored in pieces keeps its status timestamp there (sqlite-schema.ts CHUNK_BYTES).
+  statusSinceMs: "status_ms(json_extract(tasks.json, '$.status.timestamp'), updated_at) >= @statusSinceMs",
   // A row value, so the cursor follows the ORDER BY exactly (and can walk the (updated_at, id) index).
   before: "(updated_at, id) < (@beforeMs, @beforeId)",
 };
@@ -35,17 +36,28 @@ export function openForReads(path: string): Database.Database {
 }
 
 /**
+ * A task row's and an event row's JSON, whole: a row stored in pieces (layout 3, CHUNK_BYTES in
+ * sqlite-schema.ts) is joined back in the same statement, so it reads one snapshot of the file.
+ */
+export const ROW_JSON = {
+  task: `CASE WHEN tasks.chunks IS NULL THEN tasks.json ELSE
+    (SELECT group_concat(c.json, '' ORDER BY c.n) FROM task_chunks c WHERE c.task_no = tasks.task_no) END AS json`,
+  event: `CASE WHEN events.chunks IS NULL THEN events.json ELSE
+    (SELECT group_concat(c.json, '' ORDER BY c.n) FROM event_chunks c WHERE c.task_no = events.task_no AND c.seq = events.seq) END AS json`,
+} as const;
+
+/**
  * The reads prepared once, by name. Parameters an ordered or bounded read compares to its index or takes as its
  * LIMIT are INT_PARAM / TEXT_PARAM (sqlite-schema.ts): SQLite would otherwise prepare those reads again for
  * every new task, seq or room.
  */
 export const READ_SQL = {
-  getTask: "SELECT json FROM tasks WHERE id = ?",
-  readEvents: `SELECT json FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ${TEXT_PARAM})
+  getTask: `SELECT ${ROW_JSON.task} FROM tasks WHERE id = ?`,
+  readEvents: `SELECT ${ROW_JSON.event} FROM events WHERE task_no = (SELECT task_no FROM tasks WHERE id = ${TEXT_PARAM})
     AND seq > ${INT_PARAM} ORDER BY seq LIMIT ${INT_PARAM}`,
   // Named: the planner, knowing no sizes, would walk tasks_updated (every task ever) to spare sorting equal times.
   // The WHERE is the index's own (both TERMINAL_SQL), which INDEXED BY needs.
-  unfinished: `SELECT json FROM tasks INDEXED BY tasks_unfinished WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`,
+  unfinished: `SELECT ${ROW_JSON.task} FROM tasks INDEXED BY tasks_unfinished WHERE state NOT IN (${TERMINAL_SQL}) ORDER BY updated_at, id`,
   getPush: `SELECT json FROM push_configs WHERE task_id = ${TEXT_PARAM} ORDER BY config_id`,
   allMemories: `SELECT json FROM memories WHERE room_id = ${TEXT_PARAM} ORDER BY created_at, seq`,
   newestMemories: `SELECT json FROM (SELECT json, created_at, seq FROM memories WHERE room_id = ${TEXT_PARAM}
@@ -161,7 +173,7 @@ function bindFilters(filter: ListTasksFilter): { used: Filter[]; params: Record<
 
 /** A page of tasks matching the filters `used` (named parameters: the filters', `@limit`), newest first. */
 export function listTasksSql(used: Filter[]): string {
-  return `SELECT json ${fromWhereSql(used)} ORDER BY updated_at DESC, id DESC LIMIT @limit`;
+  return `SELECT ${ROW_JSON.task} ${fromWhereSql(used)} ORDER BY updated_at DESC, id DESC LIMIT @limit`;
 }
 
 /** How many tasks match the filters `used`. */

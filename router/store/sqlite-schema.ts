@@ -28,7 +28,30 @@ export const TEXT_PARAM = "CAST(? AS TEXT)";
 export const OWNER_SQL = "owner";
 
 /** The layout this router reads and writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * The largest piece of a row's JSON written as one value (layout 3). A larger task or event row holds a small
+ * stand-in in its `json` (a task's, the status timestamp its listing filters on) and the count of its pieces in
+ * `chunks`; the JSON itself is in task_chunks / event_chunks, written in the same transaction and read back
+ * joined (sqlite-queries.ts ROW_JSON). SQLite copies a value it is handed (better-sqlite3 binds with
+ * SQLITE_TRANSIENT) and builds its record from the copy: for a 20 MB row, 40 MB held while it wrote; pieces
+ * bound one at a time hold 2 MB (docs/benchmarks.md, "Large bodies", third pass).
+ */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Layout 3's pieces of large rows (CHUNK_BYTES), `n` from 0. A task row written again drops its old pieces
+ * (the trigger, at no cost for a row that had none); events are never rewritten.
+ */
+const CHUNK_TABLES = `
+CREATE TABLE IF NOT EXISTS task_chunks (
+  task_no INTEGER NOT NULL, n INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, n));
+CREATE TABLE IF NOT EXISTS event_chunks (
+  task_no INTEGER NOT NULL, seq INTEGER NOT NULL, n INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, seq, n));
+CREATE TRIGGER IF NOT EXISTS task_chunks_replaced AFTER UPDATE OF json ON tasks WHEN old.chunks IS NOT NULL
+  BEGIN DELETE FROM task_chunks WHERE task_no = old.task_no; END;
+`;
 
 /**
  * Times are stored as epoch milliseconds so the `before` cursor and the order match the other stores.
@@ -42,10 +65,10 @@ export const SCHEMA_VERSION = 2;
 const TABLES = `
 CREATE TABLE IF NOT EXISTS tasks (
   task_no INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, context_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL, owner TEXT);
+  state TEXT NOT NULL, updated_at INTEGER NOT NULL, json TEXT NOT NULL, owner TEXT, chunks INTEGER);
 CREATE TABLE IF NOT EXISTS events (
-  task_no INTEGER NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (task_no, seq)) WITHOUT ROWID;
-`;
+  task_no INTEGER NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, chunks INTEGER, PRIMARY KEY (task_no, seq)) WITHOUT ROWID;
+${CHUNK_TABLES}`;
 
 const INDEXES_AND_THE_REST = `
 CREATE INDEX IF NOT EXISTS tasks_updated ON tasks (updated_at, id);
@@ -86,12 +109,18 @@ DROP TABLE events_v0;
 DROP TABLE tasks_v0;
 `;
 
-/** Layout 1 to 2: the owner in a column of its own (OWNER_SQL says why), indexed there rather than in the JSON. */
+/** Layout 2 to 3: large rows in pieces (CHUNK_BYTES); the rows already stored stay whole. */
+const FROM_VERSION_2 = `
+ALTER TABLE tasks ADD COLUMN chunks INTEGER;
+ALTER TABLE events ADD COLUMN chunks INTEGER;
+${CHUNK_TABLES}`;
+
+/** Layout 1 to 2: the owner in a column of its own (OWNER_SQL says why), indexed there rather than in the JSON; then 2 to 3. */
 const FROM_VERSION_1 = `
 DROP INDEX IF EXISTS tasks_owner;
 ALTER TABLE tasks ADD COLUMN owner TEXT;
 UPDATE tasks SET owner = json_extract(json, '$.owner');
-`;
+${FROM_VERSION_2}`;
 
 /**
  * Creates the tables of a new file, or brings an earlier router's up to this layout, in one transaction (a
@@ -105,7 +134,7 @@ export function migrate(db: Database.Database): void {
     }
     if (version < SCHEMA_VERSION) {
       const hasTasks = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'").get() !== undefined;
-      db.exec(!hasTasks ? TABLES : version === 0 ? FROM_VERSION_0 : FROM_VERSION_1);
+      db.exec(!hasTasks ? TABLES : version === 0 ? FROM_VERSION_0 : version === 1 ? FROM_VERSION_1 : FROM_VERSION_2);
     }
     // Every open: an index added since the file was made (tasks_owner) is built once. An index needs no new
     // layout, as an earlier router writing the file keeps it up to date (SQLite does, for every index it holds).

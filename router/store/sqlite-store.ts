@@ -178,7 +178,8 @@ export class SqliteStore implements TaskStore, MemoryRecordStore {
     const tasks = batch.tasks.map((t): TaskRow => {
       const json = taskRowJson(t, largeEvents.has(t.id));
       bytes += json.length;
-      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), t.owner ?? null, json];
+      const statusAt = typeof t.status.timestamp === "string" ? t.status.timestamp : null;
+      return [t.id, t.contextId, t.agentId, t.status.state, timeMs("updatedAt", t.updatedAt), t.owner ?? null, json, statusAt];
     });
     if (bytes <= this.#inlineMaxBytes && tasks.length + events.length <= this.#inlineMaxRows && this.#commitInline(tasks, events)) {
       this.#commitCounts.inline++;

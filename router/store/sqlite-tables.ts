@@ -9,9 +9,11 @@ import { continuesLog, eventWithoutTask } from "./common.js";
 import { closeDatabase, isFile, openDatabase, openForInlineCommits, type OpenedFile } from "./sqlite-open.js";
 import type { EventRow, RowJson, TaskRow } from "./sqlite-protocol.js";
 import { SqliteQueries } from "./sqlite-queries.js";
-import { INT_PARAM } from "./sqlite-schema.js";
+import { CHUNK_BYTES, INT_PARAM } from "./sqlite-schema.js";
 
 type TaskNo = { task_no: number };
+/** upsertTask's parameters: a TaskRow's first six, the JSON (or a chunked row's stand-in), the count of pieces. */
+type TaskParams = [string, string, string, string, number, string | null, RowJson, number | null];
 
 /** SQLite's default page size, which the store keeps. */
 const PAGE_BYTES = 4096;
@@ -80,14 +82,18 @@ export class SqliteTables {
     const db = (this.#db = this.#file.db);
     this.reads = new SqliteQueries(db);
     this.#stmt = {
-      upsertTask: db.prepare<TaskRow, TaskNo>(
-        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, owner, json) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT))
+      // A task written again replaces its pieces: the trigger task_chunks_replaced drops the old ones.
+      upsertTask: db.prepare<TaskParams, TaskNo>(
+        `INSERT INTO tasks (id, context_id, agent_id, state, updated_at, owner, json, chunks) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)
          ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, agent_id = excluded.agent_id,
-         state = excluded.state, updated_at = excluded.updated_at, owner = excluded.owner, json = excluded.json RETURNING task_no`,
+         state = excluded.state, updated_at = excluded.updated_at, owner = excluded.owner, json = excluded.json,
+         chunks = excluded.chunks RETURNING task_no`,
       ),
+      taskChunk: db.prepare<[number, number, RowJson]>("INSERT INTO task_chunks (task_no, n, json) VALUES (?, ?, CAST(? AS TEXT))"),
       taskNo: db.prepare<[string], TaskNo>("SELECT task_no FROM tasks WHERE id = ?"),
       // CAST: JSON that came as UTF-8 bytes (RowJson) is stored as the same TEXT a string would be.
-      insertEvent: db.prepare<[number, number, RowJson]>("INSERT INTO events (task_no, seq, json) VALUES (?, ?, CAST(? AS TEXT))"),
+      insertEvent: db.prepare<[number, number, RowJson, number | null]>("INSERT INTO events (task_no, seq, json, chunks) VALUES (?, ?, CAST(? AS TEXT), ?)"),
+      eventChunk: db.prepare<[number, number, number, RowJson]>("INSERT INTO event_chunks (task_no, seq, n, json) VALUES (?, ?, ?, CAST(? AS TEXT))"),
       lastSeq: db.prepare<[number], { n: number }>(LAST_SEQ_SQL),
       setPush: db.prepare<[string, string, string]>(
         `INSERT INTO push_configs (task_id, config_id, json) VALUES (?, ?, ?)
@@ -106,7 +112,13 @@ export class SqliteTables {
     const stmt = this.#stmt;
     this.#commit = db.transaction((tasks: TaskRow[], events: EventRow[]) => {
       const numbers = new Map<string, number>();
-      for (const row of tasks) numbers.set(row[0], stmt.upsertTask.get(...row)!.task_no);
+      for (const [id, contextId, agentId, state, updatedAt, owner, json, statusAt] of tasks) {
+        const pieces = chunksOf(json);
+        const held = pieces ? JSON.stringify(statusAt === null ? {} : { status: { timestamp: statusAt } }) : json;
+        const taskNo = stmt.upsertTask.get(id, contextId, agentId, state, updatedAt, owner, held, pieces ? pieces.length : null)!.task_no;
+        for (const [n, piece] of (pieces ?? []).entries()) stmt.taskChunk.run(taskNo, n, piece);
+        numbers.set(id, taskNo);
+      }
       // Checked as it goes: a gap throws, and the transaction takes back everything this batch wrote before it.
       const ends = new Map<string, number>();
       for (const [taskId, seq, json] of events) {
@@ -115,7 +127,11 @@ export class SqliteTables {
         const end = ends.get(taskId) ?? (taskNo === undefined ? 0 : stmt.lastSeq.get(taskNo)!.n);
         const append = continuesLog(taskId, seq, end);
         if (append && taskNo === undefined) throw eventWithoutTask(taskId, seq);
-        if (append) stmt.insertEvent.run(taskNo!, seq, json);
+        if (append) {
+          const pieces = chunksOf(json);
+          stmt.insertEvent.run(taskNo!, seq, pieces ? "{}" : json, pieces ? pieces.length : null);
+          for (const [n, piece] of (pieces ?? []).entries()) stmt.eventChunk.run(taskNo!, seq, n, piece);
+        }
         ends.set(taskId, append ? seq : end);
       }
     });
@@ -218,6 +234,37 @@ export class SqliteTables {
       Atomics.wait(pause, 0, 0, 1);
     }
   }
+}
+
+/**
+ * A row's JSON in pieces of at most CHUNK_BYTES bytes (of UTF-8; a string's, of at most CHUNK_BYTES / 3
+ * characters), each cut between two characters, so that each is text of its own; undefined for JSON that
+ * fits in one. Bytes are cut as views of the row's bytes (no copy).
+ */
+export function chunksOf(json: RowJson): RowJson[] | undefined {
+  if (typeof json === "string") {
+    const most = Math.floor(CHUNK_BYTES / 3);
+    if (json.length <= most) return undefined;
+    const pieces: string[] = [];
+    for (let at = 0; at < json.length; ) {
+      let end = Math.min(at + most, json.length);
+      // Not between the two halves of a surrogate pair.
+      if (end < json.length && (json.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      pieces.push(json.slice(at, end));
+      at = end;
+    }
+    return pieces;
+  }
+  if (json.length <= CHUNK_BYTES) return undefined;
+  const pieces: Uint8Array[] = [];
+  for (let at = 0; at < json.length; ) {
+    let end = Math.min(at + CHUNK_BYTES, json.length);
+    // Not inside a character: back to the start of the one a continuation byte (10xxxxxx) belongs to.
+    while (end < json.length && (json[end]! & 0xc0) === 0x80) end--;
+    pieces.push(json.subarray(at, end));
+    at = end;
+  }
+  return pieces;
 }
 
 /** Frees the bytes of a row's JSON (a detached buffer holds nothing); a string is left to the collector. */

@@ -35,7 +35,8 @@ function writerAt(path: string): { tables: SqliteTables; restartWanted: Int32Arr
   const restartWanted = restartFlag();
   const tables = new SqliteTables(path, 1_000_000, restartWanted);
   const task = JSON.stringify(makeTask("t"));
-  const commit = (seq: number): void => tables.commit([["t", "c", "echo", "working", seq, null, task]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
+  const commit = (seq: number): void =>
+    tables.commit([["t", "c", "echo", "working", seq, null, task, null]], [["t", seq, JSON.stringify(makeEvent("t", seq))]]);
   return { tables, restartWanted, commit };
 }
 
