@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { RouterMetrics } from "../observability/metrics.js";
 import { jsonPieces } from "../core/json-pieces.js";
 import { failure } from "../jsonrpc/envelope.js";
+import { drained } from "../net/drained.js";
 import { RpcError } from "../rpc/errors.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { exceedsDepth, MAX_JSON_DEPTH } from "../schema/depth.js";
@@ -76,20 +77,4 @@ async function sendJson(res: Response, body: unknown): Promise<void> {
     if (!res.write(next.value) && !(await drained(res))) return;
   }
   res.end();
-}
-
-/** Resolves true once `res` can take more, false if it closed first (the client went away). */
-function drained(res: Response): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const settle = (more: boolean) => {
-      res.off("drain", onDrain);
-      res.off("close", onClose);
-      resolve(more);
-    };
-    const onDrain = () => settle(true);
-    const onClose = () => settle(false);
-    res.once("drain", onDrain);
-    res.once("close", onClose);
-  });
 }

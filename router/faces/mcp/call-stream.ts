@@ -12,6 +12,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { drained } from "../../net/drained.js";
 
 /** Frames are joined into writes of about this many characters (one writev per batch of events). */
 const WRITE_CHARS = 32 * 1024;
@@ -49,18 +50,8 @@ export class CallStream {
   }
 
   /** Resolves once the socket takes more, or the stream is over. */
-  drained(): Promise<void> {
-    const res = this.#res;
-    if (this.#closed || !res || !res.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        res.off("drain", done);
-        res.off("close", done);
-        resolve();
-      };
-      res.on("drain", done);
-      res.on("close", done);
-    });
+  async drained(): Promise<void> {
+    if (!this.#closed && this.#res) await drained(this.#res);
   }
 
   /** From now on frames go to `res` (the frames held so far first). */

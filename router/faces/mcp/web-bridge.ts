@@ -3,6 +3,7 @@
  * handed over parsed), and a Response streamed out as it comes, stopping when the client goes away.
  */
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
+import { drained } from "../../net/drained.js";
 import type { CallStream } from "./call-stream.js";
 
 /** The URL the transport sees (it only reports it back to handlers in `requestInfo`). */
@@ -67,19 +68,6 @@ export async function sendWebResponse(web: Response, res: ExpressResponse, share
     res.off("close", onClose);
     if (!gone) res.end();
   }
-}
-
-/** Resolves once the socket takes more, or the client is gone. */
-function drained(res: ExpressResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }
 
 /** Reads a transport Response to its end, ignoring it (a revived session's synthetic initialize). */
