@@ -246,9 +246,13 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
           await this.#host.cluster!.waitForAppend(taskId, cursor, this.#signal());
           continue;
         }
-        if (this.#untilTaskEnds && (await this.#waitsForInput())) {
-          await this.#host.nextTurn(taskId, cursor, this.#signal());
-          continue;
+        if (this.#untilTaskEnds) {
+          const after = await this.#afterTurnEnd(cursor);
+          if (after === "appended") continue;
+          if (after === "waiting") {
+            await this.#host.nextTurn(taskId, cursor, this.#signal());
+            continue;
+          }
         }
         return this.#end();
       }
@@ -308,10 +312,18 @@ export class EventStream implements AsyncIterableIterator<StreamEvent, undefined
     return Math.max(1, Math.floor(this.#host.options.streamBufferBytes / 2));
   }
 
-  /** Whether the task's turn has ended without ending the task (input-required, auth-required). */
-  async #waitsForInput(): Promise<boolean> {
+  /**
+   * For a stream that goes on until the task ends, read once it caught up with a turn's end: "appended" when
+   * the log grew past `cursor` (a next turn came, and may have ended, since the log was read: the task and its
+   * events are stored together, so one read of the task tells), "waiting" when the task waits for input
+   * (input-required, auth-required), undefined when it is over. Reading the state alone lost a next turn that
+   * started and ended between the stream's reads: the stream saw "completed" and ended without its events.
+   */
+  async #afterTurnEnd(cursor: number): Promise<"appended" | "waiting" | undefined> {
     const task = await this.#host.store.getTask(this.#taskId);
-    return task !== undefined && TURN_END_STATES.has(task.status.state) && !isTerminal(task.status.state);
+    if (!task) return undefined;
+    if (task.lastSeq > cursor) return "appended";
+    return TURN_END_STATES.has(task.status.state) && !isTerminal(task.status.state) ? "waiting" : undefined;
   }
 
   /** Whether anything follows a turn-ending event: a later logged event, or a turn that has started since. */

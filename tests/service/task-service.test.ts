@@ -209,4 +209,37 @@ describe("TaskService without any transport", () => {
     expect((await collect(events)).map((e) => e.kind)).toEqual(["status", "artifact", "status"]);
     expect(await service.runningTurn("chat-1")).toBeUndefined();
   });
+  test("a resubscription through input-required keeps a next turn that starts and ends between its reads", async () => {
+    // The stream, caught up with the turn that asked, looks at the task once more before it waits for the next
+    // turn; this store runs that whole next turn just before answering that look.
+    class RacingStore extends MemoryStore {
+      beforeRead: (() => Promise<unknown>) | undefined;
+      override async getTask(id: string) {
+        const run = this.beforeRead;
+        this.beforeRead = undefined;
+        if (run) await run();
+        return super.getTask(id);
+      }
+    }
+    const store = new RacingStore();
+    const { agents, service } = started(store);
+    let turns = 0;
+    agents.set(
+      scriptedAgent("asker", async function* () {
+        turns++;
+        const state = turns === 1 ? "input-required" : "completed";
+        yield { kind: "status", status: { state, message: agentText(turns === 1 ? "from where?" : "booked") }, final: true };
+      }),
+    );
+    const v01 = dialectByName("v0.1");
+    const asked = await service.send(request("book"), v01, { agentId: "asker" });
+    expect(asked.status.state).toBe("input-required");
+    const { events } = await service.resubscribe(asked.id, {}, { afterSeq: 0 });
+    store.beforeRead = () => service.send(request("from London", { taskId: asked.id }), v01, { agentId: "asker" });
+    const got = await collect(events!);
+    const states = got.filter((e) => e.kind === "status").map((e) => (e.kind === "status" ? e.status.state : ""));
+    expect(states.at(-1)).toBe("completed");
+    expect(states).toContain("input-required");
+    expect(got.map((e) => e.seq)).toEqual(got.map((_, i) => i + 1));
+  });
 });
