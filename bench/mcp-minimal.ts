@@ -2,6 +2,11 @@
  * A minimal MCP server on the SDK alone (its low-level Server, the SDK's node Streamable HTTP transport, one per session,
  * no event store): a tool `bench` whose message text N makes it send N progress notifications (`evI.`), then
  * answer. The floor an SDK host's tool call costs against the SDK's own server (bench/mcp-probe.ts).
+ * MINIMAL_PAUSE_MS: the tool waits this long before its first notification and before its answer, so the
+ * response comes in pieces over time as the router's does (headers, progress, result), not in one write. Then
+ * the SDK's node adapter (@hono/node-server) holds the head for a `setTimeout` (>= 1 ms) when the body's second
+ * read is not ready (it tries for a content-length): a tool that does not answer at once pays that wait. Without
+ * a pause the tool answers within the request's microtasks (no await before its notification), in one write.
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -11,15 +16,18 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 
 const transports = new Map<string, StreamableHTTPServerTransport>();
+const PAUSE_MS = Number(process.env.MINIMAL_PAUSE_MS ?? 0);
 
 function serverFor(): Server {
   const server = new Server({ name: "minimal", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const n = Number(request.params.arguments?.message) || 1;
     const token = request.params._meta?.progressToken;
+    if (PAUSE_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_MS));
     if (token !== undefined)
       for (let i = 1; i <= n; i++)
         await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, message: `ev${i}.` } });
+    if (PAUSE_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_MS));
     return { content: [{ type: "text", text: "done" }] };
   });
   return server;

@@ -5,7 +5,8 @@
  *   before): the JSON-RPC stream, the SDK's Client against the router (also with a fetch that stamps the
  *   request, the headers, every body chunk and the body's end), the raw SSE host, and the SDK client and the
  *   raw host against a minimal SDK server (bench/mcp-minimal.ts). Medians, ms from the call; `exec` is the
- *   agent's task.execute. PROBE_MARKS=file adds the marks a router instrumented by hand appended to `file`
+ *   agent's task.execute (PROBE_AGENT_PROCESS=1: the agent in a process of its own, off the hosts' event
+ *   loop, without that stamp). PROBE_MARKS=file adds the marks a router instrumented by hand appended to `file`
  *   (`<epoch ms> <name>` lines, matched to turns by time). PROBE_HOSTS="a|b" runs those hosts only.
  * - PROBE_CPU=n: n turns a host; the server's and this process's CPU a turn.
  * - PROBE_AB="base=/work/wt-base/dist,new=dist": a router of each build, turns alternating between them host
@@ -14,6 +15,7 @@
  *   30 turns of one, as the bench does.
  * Run: node dist/bench/mcp-probe.js (BENCH_ROUTER_DIST and BENCH_ROUTER_NODE_ARGS as in the bench).
  */
+import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -278,12 +280,11 @@ async function main(): Promise<void> {
   if (MARKS) rmSync(MARKS, { force: true });
   const router = await startRouter();
   const minimal: Child = await startChild(join(HERE, "mcp-minimal.js"), []);
-  const agent = await BenchAgent.connect(router.url, "bench");
-  agent.onExecute = (taskId) => {
-    stamp("exec");
-    agent.status(taskId, "ev1.", "progress");
-    agent.ws.send(`{"jsonrpc":"2.0","method":"task.complete","params":{"task_id":"${taskId}","status":{"state":"completed"},"final":true}}`);
-  };
+  // The same, its answer in pieces over time as the router's (headers at once, then the progress, then the result).
+  const paused: Child = await startChild(join(HERE, "mcp-minimal.js"), [], { MINIMAL_PAUSE_MS: "1" });
+  // PROBE_AGENT_PROCESS=1: the agent in a process of its own (no `exec` stamp), not on this event loop.
+  const agent = process.env.PROBE_AGENT_PROCESS ? await agentProcess(router.url) : await BenchAgent.connect(router.url, "bench");
+  if (agent instanceof BenchAgent) agent.onExecute = (taskId) => void pump(agent, taskId, 1);
   const hosts: Array<[string, Host]> = [
     [
       "JSON-RPC",
@@ -300,6 +301,9 @@ async function main(): Promise<void> {
     ["minimal SDK server, SDK client", await sdkHost(minimal.url, false)],
     ["minimal SDK server, SDK client, stamped", await sdkHost(minimal.url, true)],
     ["minimal SDK server, raw host", await rawMcpHost(minimal.url)],
+    ["minimal SDK server paused 1 ms, SDK client", await sdkHost(paused.url, false)],
+    ["minimal SDK server paused 1 ms, SDK client, stamped", await sdkHost(paused.url, true)],
+    ["minimal SDK server paused 1 ms, raw host", await rawMcpHost(paused.url)],
   ];
   const only = process.env.PROBE_HOSTS?.split("|");
   if (only) hosts.splice(0, hosts.length, ...hosts.filter(([name]) => only.some((o) => name === o)));
@@ -311,7 +315,7 @@ async function main(): Promise<void> {
       const cpu = new Map<string, Array<[number, number, number]>>();
       for (let r = 0; r < ROUNDS; r++)
         for (const [name, host] of r % 2 ? [...hosts].reverse() : hosts) {
-          const server = name.startsWith("minimal") ? minimal : router;
+          const server = name.includes("paused") ? paused : name.startsWith("minimal") ? minimal : router;
           for (let i = 0; i < 20; i++) await host.turn();
           const c0 = cpuMs(server.pid);
           const o0 = process.cpuUsage();
@@ -345,7 +349,19 @@ async function main(): Promise<void> {
     agent.close();
     await router.stop();
     await minimal.stop();
+    await paused.stop();
   }
 }
 
-await main();
+/** The bench agent in a child process (this script with `agent <url>`), ready once registered. */
+async function agentProcess(url: string): Promise<{ close(): void }> {
+  const child = fork(fileURLToPath(import.meta.url), ["agent", url]);
+  await new Promise((resolve) => child.once("message", resolve));
+  return { close: () => void child.kill() };
+}
+
+if (process.argv[2] === "agent") {
+  const agent = await BenchAgent.connect(process.argv[3]!, "bench");
+  agent.onExecute = (taskId, text) => void pump(agent, taskId, Number(text) || 1);
+  process.send!("ready");
+} else await main();
