@@ -4,10 +4,11 @@
  * - default: turns of one event host after host, as the bench runs them (each turn right after the one
  *   before): the JSON-RPC stream, the SDK's Client against the router (also with a fetch that stamps the
  *   request, the headers, every body chunk and the body's end), the raw SSE host, and the SDK client and the
- *   raw host against a minimal SDK server (bench/mcp-minimal.ts). Medians, ms from the call; `exec` is the
- *   agent's task.execute (PROBE_AGENT_PROCESS=1: the agent in a process of its own, off the hosts' event
- *   loop, without that stamp). PROBE_MARKS=file adds the marks a router instrumented by hand appended to `file`
- *   (`<epoch ms> <name>` lines, matched to turns by time). PROBE_HOSTS="a|b" runs those hosts only.
+ *   raw host against a minimal SDK server (bench/mcp-minimal.ts; also one whose tool pauses 1 ms). Medians,
+ *   ms from the call; `exec` is the agent's task.execute (PROBE_AGENT_PROCESS=1: the agent in a process of
+ *   its own, off the hosts' event loop, without that stamp). PROBE_MARKS=file adds the marks a router
+ *   instrumented by hand appended to `file` (`<epoch ms> <name>` lines, matched to turns by time).
+ *   PROBE_HOSTS="a|b" runs those hosts only.
  * - PROBE_CPU=n: n turns a host; the server's and this process's CPU a turn.
  * - PROBE_AB="base=/work/wt-base/dist,new=dist": a router of each build, turns alternating between them host
  *   by host, the first event as the median of each turn minus the JSON-RPC turn just before it (same load);
