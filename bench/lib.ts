@@ -75,15 +75,15 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
   };
 }
 
-/** The router as a real process: bench/router-main.js of ROUTER_DIST (serve plus the hosted bench agents). */
-export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Child> {
+/** The router as a real process: bench/router-main.js of ROUTER_DIST, or of `dist` (serve plus the hosted bench agents). */
+export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; dist?: string } = {}): Promise<Child> {
   const db = (opts.store ?? process.env.BENCH_STORE) ? undefined : tmpDb();
   const args = ["--store", opts.store ?? process.env.BENCH_STORE ?? "sqlite:" + db];
   // BENCH_ROUTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every router the bench starts.
   // Launched as npm start launches it (router/node-flags.ts); V8 takes the last of a repeated flag, so extra
   // arguments can override one.
   const nodeArgs = [...ROUTER_NODE_FLAGS, ...(opts.nodeArgs ?? process.env.BENCH_ROUTER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
-  const child = await startChild(join(ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
+  const child = await startChild(join(opts.dist ?? ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
   if (!db) return child;
   // The bench's own database files go with their router.
   const stop = child.stop;
