@@ -83,7 +83,11 @@ export async function startRouter(opts: { store?: string; env?: NodeJS.ProcessEn
   // Launched as npm start launches it (router/node-flags.ts); V8 takes the last of a repeated flag, so extra
   // arguments can override one.
   const nodeArgs = [...ROUTER_NODE_FLAGS, ...(opts.nodeArgs ?? process.env.BENCH_ROUTER_NODE_ARGS?.split(" ").filter(Boolean) ?? [])];
-  const child = await startChild(join(opts.dist ?? ROUTER_DIST, "bench", "router-main.js"), args, opts.env, nodeArgs);
+  // BENCH_ROUTER_ENV="K=V K=V": extra environment for every router and no other process (glibc's MALLOC_*, or
+  // heaptrack's LD_PRELOAD and DUMP_HEAPTRACK_OUTPUT: docs/benchmarks.md, fifteenth pass).
+  const extra = (process.env.BENCH_ROUTER_ENV ?? "").split(" ").filter((kv) => kv.includes("="));
+  const env = { ...opts.env, ...Object.fromEntries(extra.map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])) };
+  const child = await startChild(join(opts.dist ?? ROUTER_DIST, "bench", "router-main.js"), args, env, nodeArgs);
   if (!db) return child;
   // The bench's own database files go with their router.
   const stop = child.stop;
