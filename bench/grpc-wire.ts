@@ -19,13 +19,33 @@ import { fork, type ChildProcess } from "node:child_process";
 import { connect, createServer, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { Server, ServerCredentials, type ServerWritableStream, type ServiceDefinition } from "@grpc/grpc-js";
+import {
+  Server,
+  ServerCredentials,
+  ServerInterceptingCall,
+  type ServerInterceptingCallInterface,
+  type ServerInterceptor,
+  type ServerWritableStream,
+  type ServiceDefinition,
+} from "@grpc/grpc-js";
 
 const PATH = "/bench.Wire/Stream";
 const SIZE = Number(process.env.GRPC_WIRE_SIZE ?? 250);
 const BATCH = Number(process.env.GRPC_WIRE_BATCH ?? 64);
 const WINDOW = 1 << 24;
-const MODES = ["grpc", "grpc:cb", "grpc:all", "grpc:nochannelz", "grpc:window", "grpc:maxsend", "h2-each-cb", "h2-each", "h2-join"];
+const MODES = [
+  "grpc",
+  "grpc:cb",
+  "grpc:all",
+  "grpc:nochannelz",
+  "grpc:window",
+  "grpc:maxsend",
+  "grpc:early16",
+  "grpc:early64",
+  "h2-each-cb",
+  "h2-each",
+  "h2-join",
+];
 
 interface Writer {
   /** false: wait for `drain` before the next write */
@@ -52,7 +72,8 @@ function grpcServer(mode: string, n: number, msg: Buffer): Promise<{ port: numbe
   if (flags.includes("nochannelz")) options["grpc.enable_channelz"] = 0;
   if (flags.includes("window")) options["grpc-node.flow_control_window"] = WINDOW;
   if (flags.includes("maxsend")) options["grpc.max_send_message_length"] = -1;
-  const server = new Server(options);
+  const window = flags.find((f) => f.startsWith("early"));
+  const server = new Server({ ...options, ...(window && { interceptors: [earlyAck(Number(window.slice(5)) || 64)] }) });
   const id = (b: Buffer) => b;
   const definition = {
     Stream: {
@@ -84,6 +105,45 @@ function grpcServer(mode: string, n: number, msg: Buffer): Promise<{ port: numbe
       err ? reject(err) : resolve({ port, close: () => server.forceShutdown() }),
     ),
   );
+}
+
+/**
+ * A server interceptor (grpc-js's public API) whose next call acknowledges a message's write at once while fewer
+ * than `window` are in flight, so the ServerWritableStream hands the next one over before the last one's HTTP/2
+ * write called back, and node:http2 joins what waits into one writev.
+ */
+function earlyAck(window: number): ServerInterceptor {
+  return (_method, call) => {
+    let inFlight = 0;
+    let deferred: (() => void) | undefined;
+    const done = () => {
+      inFlight--;
+      if (deferred && inFlight <= window) {
+        const d = deferred;
+        deferred = undefined;
+        d();
+      }
+    };
+    const next: ServerInterceptingCallInterface = {
+      start: (listener) => call.start(listener),
+      sendMetadata: (metadata) => call.sendMetadata(metadata),
+      sendMessage(message: unknown, callback: () => void) {
+        inFlight++;
+        call.sendMessage(message, done);
+        if (inFlight <= window) callback();
+        else deferred = callback;
+      },
+      sendStatus: (status) => call.sendStatus(status),
+      startRead: () => call.startRead(),
+      getPeer: () => call.getPeer(),
+      getDeadline: () => call.getDeadline(),
+      getHost: () => call.getHost(),
+      getAuthContext: () => call.getAuthContext(),
+      getConnectionInfo: () => call.getConnectionInfo(),
+      getMetricsRecorder: () => call.getMetricsRecorder(),
+    };
+    return new ServerInterceptingCall(next);
+  };
 }
 
 async function h2Server(mode: string, n: number, msg: Buffer): Promise<{ port: number; close(): void }> {
