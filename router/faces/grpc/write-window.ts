@@ -26,8 +26,9 @@ class WindowedCall implements ServerInterceptingCallInterface {
   readonly #call: ServerInterceptingCallInterface;
   readonly #window: number;
   #inFlight = 0;
-  /** The acknowledgement held back past the window (the stream hands over one message at a time). */
+  /** The acknowledgement held back past the window (the stream hands over one message at a time), and its size. */
   #held: (() => void) | undefined;
+  #heldSize = 0;
 
   constructor(call: ServerInterceptingCallInterface, windowBytes: number) {
     this.#call = call;
@@ -41,14 +42,21 @@ class WindowedCall implements ServerInterceptingCallInterface {
     this.#call.sendMessage(message, () => {
       this.#inFlight -= size;
       const held = this.#held;
-      if (held && this.#inFlight < this.#window) {
+      if (held && this.#fits(this.#heldSize)) {
         this.#held = undefined;
         held();
       }
     });
-    // The first message in flight is always acknowledged at once: a message larger than the window is written alone.
-    if (this.#inFlight === size || this.#inFlight < this.#window) callback();
-    else this.#held = callback;
+    if (this.#fits(size)) callback();
+    else {
+      this.#held = callback;
+      this.#heldSize = size;
+    }
+  }
+
+  /** Whether a message of `size`, counted in flight, may be acknowledged: within the window, or alone in flight (a message larger than the window is written alone). */
+  #fits(size: number): boolean {
+    return this.#inFlight < this.#window || this.#inFlight === size;
   }
 
   start(listener: Listener): void {
