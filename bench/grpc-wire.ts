@@ -10,7 +10,9 @@
  * - `grpc`: grpc-js's ServerWritableStream as the face writes it (`write` until it returns false, then 'drain');
  *   `grpc:cb` a callback on each batch's last write instead, `grpc:all` every write without looking at the
  *   return value; option suffixes `:nochannelz` (grpc.enable_channelz 0), `:window` (grpc-node.flow_control_window
- *   16 MiB), `:maxsend` (grpc.max_send_message_length -1);
+ *   16 MiB, a client option: the server ignores it), `:maxsend` (grpc.max_send_message_length -1), `:early` the face's
+ *   write window (router/faces/grpc/write-window.ts: a send acknowledged at once within 64 KiB in flight; `:early4`
+ *   4 KiB, `:early256` 256 KiB);
  * - `h2-each-cb`: node:http2, one write a frame, the next once its callback ran (what grpc-js does);
  * - `h2-each`: node:http2, one write a frame, waiting only on 'drain' (the stream joins what waits into a writev);
  * - `h2-join`: node:http2, a batch's frames joined into one buffer, one write a batch.
@@ -19,15 +21,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import { connect, createServer, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import {
-  Server,
-  ServerCredentials,
-  ServerInterceptingCall,
-  type ServerInterceptingCallInterface,
-  type ServerInterceptor,
-  type ServerWritableStream,
-  type ServiceDefinition,
-} from "@grpc/grpc-js";
+import { Server, ServerCredentials, type ServerWritableStream, type ServiceDefinition } from "@grpc/grpc-js";
+import { writeWindow } from "../router/faces/grpc/write-window.js";
 
 const PATH = "/bench.Wire/Stream";
 const SIZE = Number(process.env.GRPC_WIRE_SIZE ?? 250);
@@ -40,8 +35,9 @@ const MODES = [
   "grpc:nochannelz",
   "grpc:window",
   "grpc:maxsend",
-  "grpc:early16",
-  "grpc:early64",
+  "grpc:early4",
+  "grpc:early",
+  "grpc:early256",
   "h2-each-cb",
   "h2-each",
   "h2-join",
@@ -72,8 +68,9 @@ function grpcServer(mode: string, n: number, msg: Buffer): Promise<{ port: numbe
   if (flags.includes("nochannelz")) options["grpc.enable_channelz"] = 0;
   if (flags.includes("window")) options["grpc-node.flow_control_window"] = WINDOW;
   if (flags.includes("maxsend")) options["grpc.max_send_message_length"] = -1;
-  const window = flags.find((f) => f.startsWith("early"));
-  const server = new Server({ ...options, ...(window && { interceptors: [earlyAck(Number(window.slice(5)) || 64)] }) });
+  // `early`: the face's write window (router/faces/grpc/write-window.ts), 64 KiB or `early<KiB>`.
+  const early = flags.find((f) => f.startsWith("early"));
+  const server = new Server({ ...options, ...(early && { interceptors: [writeWindow(Number(early.slice(5) || 64) * 1024)] }) });
   const id = (b: Buffer) => b;
   const definition = {
     Stream: {
@@ -105,45 +102,6 @@ function grpcServer(mode: string, n: number, msg: Buffer): Promise<{ port: numbe
       err ? reject(err) : resolve({ port, close: () => server.forceShutdown() }),
     ),
   );
-}
-
-/**
- * A server interceptor (grpc-js's public API) whose next call acknowledges a message's write at once while fewer
- * than `window` are in flight, so the ServerWritableStream hands the next one over before the last one's HTTP/2
- * write called back, and node:http2 joins what waits into one writev.
- */
-function earlyAck(window: number): ServerInterceptor {
-  return (_method, call) => {
-    let inFlight = 0;
-    let deferred: (() => void) | undefined;
-    const done = () => {
-      inFlight--;
-      if (deferred && inFlight <= window) {
-        const d = deferred;
-        deferred = undefined;
-        d();
-      }
-    };
-    const next: ServerInterceptingCallInterface = {
-      start: (listener) => call.start(listener),
-      sendMetadata: (metadata) => call.sendMetadata(metadata),
-      sendMessage(message: unknown, callback: () => void) {
-        inFlight++;
-        call.sendMessage(message, done);
-        if (inFlight <= window) callback();
-        else deferred = callback;
-      },
-      sendStatus: (status) => call.sendStatus(status),
-      startRead: () => call.startRead(),
-      getPeer: () => call.getPeer(),
-      getDeadline: () => call.getDeadline(),
-      getHost: () => call.getHost(),
-      getAuthContext: () => call.getAuthContext(),
-      getConnectionInfo: () => call.getConnectionInfo(),
-      getMetricsRecorder: () => call.getMetricsRecorder(),
-    };
-    return new ServerInterceptingCall(next);
-  };
 }
 
 async function h2Server(mode: string, n: number, msg: Buffer): Promise<{ port: number; close(): void }> {
