@@ -7,6 +7,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-
 import { DESCRIPTOR_SET_PATH, a2aService } from "../../dialects/v10/grpc/proto.js";
 import { prepareStreamEncoder } from "../../dialects/v10/grpc/stream-encoder.js";
 import { a2aServiceDefinition, a2aServiceImplementation, type GrpcServiceDeps } from "./service.js";
+import { writeWindow } from "./write-window.js";
 
 /** Where and within which bounds the gRPC face serves (CONTRACT 12 and 17). */
 export interface GrpcFaceOptions extends GrpcServiceDeps {
@@ -48,6 +49,8 @@ export async function startGrpcFace(options: GrpcFaceOptions): Promise<RunningGr
     "grpc.max_receive_message_length": options.maxMessageBytes,
     "grpc.max_concurrent_streams": options.maxStreamsPerConnection,
     "grpc.keepalive_time_ms": options.keepaliveMs,
+    // A stream's messages reach HTTP/2 without each waiting for the last one's write (write-window.ts).
+    interceptors: [writeWindow()],
   });
   server.addService(a2aServiceDefinition(), a2aServiceImplementation(options));
   const health = new HealthImplementation({ "": "SERVING", [a2aService.typeName]: "SERVING" });

@@ -109,7 +109,7 @@ function wellKnown(typeName: string): Convert {
   }
 }
 
-let lastTimestamp: { json: string; value: { seconds?: string; nanos?: number } } | undefined;
+let lastTimestamp: { json: string; value: { seconds?: number; nanos?: number } } | undefined;
 
 /** RFC 3339 -> seconds and nanos, read by @bufbuild/protobuf (the same checks as `encodeJson`); consecutive events share one. */
 function timestamp(json: JsonValue): unknown {
@@ -117,8 +117,11 @@ function timestamp(json: JsonValue): unknown {
   if (lastTimestamp?.json === json) return lastTimestamp.value;
   const ts = fromJson(TimestampSchema, json);
   // Zeros left out, as proto3 writes them (protobufjs writes a field that is set, even to zero).
-  const parsed: { seconds?: string; nanos?: number } = {};
-  if (ts.seconds !== 0n) parsed.seconds = String(ts.seconds);
+  // Seconds as a number, not an int64 string: protobufjs's fromObject parses a string with Long.fromString on
+  // every message (~0.1-0.3 us of ~2.7 an event, docs/benchmarks.md fifteenth pass); a Timestamp's range
+  // (years 1-9999, |seconds| < 2.6e11) is exact in a double.
+  const parsed: { seconds?: number; nanos?: number } = {};
+  if (ts.seconds !== 0n) parsed.seconds = Number(ts.seconds);
   if (ts.nanos !== 0) parsed.nanos = ts.nanos;
   lastTimestamp = { json, value: parsed };
   return parsed;
