@@ -12,7 +12,11 @@ export interface DurableSink {
 }
 
 interface Routed {
-  update: AgentUpdate;
+  /**
+   * Until handed to the engine: a Routed lives on until its update is stored (its settlement), and the engine's
+   * event is another object by then, so holding the update too only kept it alive across scavenges.
+   */
+  update: AgentUpdate | undefined;
   /** Settles the update's `push` promise, when it was pushed that way. */
   resolve: ((durable: boolean) => void) | undefined;
   /** Told instead, when it was sent (`send`). */
@@ -97,6 +101,7 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
     if (waiting) {
       this.#waiting = undefined;
       this.#current = item;
+      item.update = undefined;
       waiting.resolve({ done: false, value: update });
     } else {
       this.#items.push(item);
@@ -139,7 +144,9 @@ export class TaskChannel implements AsyncIterableIterator<AgentUpdate, undefined
     const item = this.#items.shift();
     if (item) {
       this.#current = item;
-      return Promise.resolve({ done: false, value: item.update });
+      const update = item.update!;
+      item.update = undefined;
+      return Promise.resolve({ done: false, value: update });
     }
     if (this.#ended) {
       this.#finish();

@@ -76,7 +76,7 @@ function rejection(agent: HubAgentConnector, channel: TaskChannel, p: StatusPara
 
 function status(agent: HubAgentConnector, channel: TaskChannel, p: StatusParams, sink: DurableSink, bytes: number): void {
   if (rejects(agent, channel, p)) return rejection(agent, channel, p, sink, bytes);
-  if (hasText(p.status.message)) channel.sawText = true;
+  if (!channel.sawText && hasText(p.status.message)) channel.sawText = true;
   const final = p.final === true || isTerminal(p.status.state as TaskState);
   channel.send(statusUpdate(p, final, final ? "snapshot" : streamedTextKind(p)), sink, bytes, p.task_id);
   if (final) agent.release(p.task_id);

@@ -2,12 +2,41 @@
  * What the router works out once per event object and keeps beside it for as long as someone holds the event:
  * its JSON and size (event-bytes.ts) and each dialect's rendering of it (router/rpc/stream-render.ts).
  *
- * Kept in a property of the event itself, not in WeakMaps keyed by it: a relayed event lives a few
- * milliseconds, and WeakMap entries (ephemerons) with young keys outlived V8's scavenges. In a standalone loop two
- * entries per event cost ~1.5 us an event and left 39 MB after each scavenge instead of 8; at the relay, router
- * CPU per event fell from 14.6 to 13.9 us without them (docs/benchmarks.md, tenth pass). The property is non-enumerable and symbol-keyed: JSON.stringify, object
- * spread, structuredClone and deep equality never see it, so a copy of an event never carries its original's JSON.
+ * Kept on the event itself, not in WeakMaps keyed by it: a relayed event lives a few milliseconds, and WeakMap
+ * entries (ephemerons) with young keys outlived V8's scavenges. In a standalone loop two entries per event cost
+ * ~1.5 us an event and left 39 MB after each scavenge instead of 8; at the relay, router CPU per event fell from
+ * 14.6 to 13.9 us without them (docs/benchmarks.md, tenth pass).
+ *
+ * It is a private field that `MemoSlot` puts on the event (a base constructor that returns another object makes
+ * that object the derived class's `this`, so its field initializer adds the field to the event itself; the event
+ * stays a plain object with its own prototype). A private field is seen by nothing else: not JSON.stringify,
+ * object spread, Object.keys or getOwnPropertySymbols, structuredClone, nor deep equality, so a copy of an event
+ * never carries its original's JSON. It was a non-enumerable symbol property added by Object.defineProperty,
+ * a call into the runtime that was ~3.5% of the relay's main thread; the field is added by an inline cache
+ * (~30 against ~140-250 ns an event, fifteenth pass).
  */
+
+/** Makes the object handed to its constructor the `this` of a derived class (see MemoSlot). */
+class Host {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the point: the derived class's field goes on `target`.
+    return target;
+  }
+}
+
+/** The memo's slot: `new MemoSlot(event, memo)` adds it to `event`, which must be extensible. */
+class MemoSlot extends Host {
+  #memo: EventMemo;
+
+  constructor(target: object, memo: EventMemo) {
+    super(target);
+    this.#memo = memo;
+  }
+
+  static peek(event: object): EventMemo | undefined {
+    return #memo in event ? (event as MemoSlot).#memo : undefined;
+  }
+}
 
 /** What is memoized for one event object. */
 export interface EventMemo {
@@ -22,26 +51,22 @@ export interface EventMemo {
   more: Map<string, string | Buffer> | undefined;
 }
 
-const MEMO = Symbol("a2a-router.event-memo");
-
-type Memoized = { [MEMO]?: EventMemo };
-
 /**
  * The event's memo, made on first use. An event that cannot take a property (frozen, sealed) gets a fresh memo
  * every time: correct, only not memoized.
  */
 export function memoOf(event: object): EventMemo {
-  let memo = (event as Memoized)[MEMO];
+  let memo = MemoSlot.peek(event);
   if (memo === undefined) {
     memo = { json: undefined, bytes: undefined, formKey: undefined, form: undefined, more: undefined };
-    if (Object.isExtensible(event)) Object.defineProperty(event, MEMO, { value: memo });
+    if (Object.isExtensible(event)) new MemoSlot(event, memo);
   }
   return memo;
 }
 
 /** The event's memo if it has one (nothing is made). */
 export function peekMemo(event: object): EventMemo | undefined {
-  return (event as Memoized)[MEMO];
+  return MemoSlot.peek(event);
 }
 
 /** The rendering of `event` memoized under `key`, if any. */

@@ -32,6 +32,9 @@ export interface SseRelayOptions {
 /** Frames of one batch are joined into one write up to about this many characters (also the chat faces'). */
 export const COALESCE_CHARS = 32 * 1024;
 
+/** The opening's messages are messages already. */
+const asIs = (message: SseMessage): SseMessage => message;
+
 /** A message's SSE frame: its data is JSON text, so a logged event's frame needs no scan. */
 function frameOf({ data, seq }: SseMessage): string | Array<string | Uint8Array> {
   if (typeof data !== "string") return formatEventPieces(data, seq);
@@ -64,7 +67,7 @@ class SseRelay<T> {
     this.#options.onOpen?.();
     this.#guard(() => {
       this.#writer.open();
-      this.#write(this.#source.opening(), 0);
+      this.#write(this.#source.opening(), 0, asIs);
     });
   }
 
@@ -73,35 +76,35 @@ class SseRelay<T> {
     this.#source.readEvents(this.#onBatch, this.#onError);
   }
 
-  readonly #onBatch = (batch: T[] | undefined): void =>
-    this.#guard(() =>
-      batch
-        ? this.#write(
-            batch.map((e) => this.#source.message(e)),
-            0,
-          )
-        : this.#end(),
-    );
+  readonly #onBatch = (batch: T[] | undefined): void => this.#guard(() => (batch ? this.#write(batch, 0, this.#messageOf) : this.#end()));
+
+  readonly #messageOf = (item: T): SseMessage => this.#source.message(item);
 
   readonly #onError = (err: unknown): void => this.#fail(err);
 
-  /** Writes `batch` from `from` on, waiting while the socket is full, then pulls the next batch. */
-  #write(batch: SseMessage[], from: number): void {
+  /**
+   * Writes `batch` from `from` on, each item made a message (`messageOf`) only as its frame is written, waiting
+   * while the socket is full, then pulls the next batch. Made as written, not the whole batch up front: a batch
+   * waits for its client's drains a write at a time, and messages made ahead of that (with the events'
+   * renderings they hold) outlived scavenges for as long as the client took (fifteenth pass).
+   */
+  #write<I>(batch: readonly I[], from: number, messageOf: (item: I) => SseMessage): void {
     const writer = this.#writer;
     for (let i = from; i < batch.length; ) {
       if (writer.closed) return this.#end();
-      let frame = frameOf(batch[i++]!);
+      let frame = frameOf(messageOf(batch[i++]!));
       // A batch's small frames leave in one write: one HTTP chunk and one syscall for many events, and
       // one chunk for the client's parser (a write per event was most of a fast stream's socket cost).
       while (typeof frame === "string" && frame.length < COALESCE_CHARS && i < batch.length) {
-        const next = frameOf(batch[i]!);
+        const next = frameOf(messageOf(batch[i]!));
         if (typeof next !== "string") break;
         frame += next;
         i++;
       }
       if (!writer.write(frame)) {
-        const at = i;
-        void writer.drained().then(() => this.#guard(() => this.#write(batch, at)));
+        // Only what is left waits for the drain: what was written is the socket's now.
+        const rest = i < batch.length ? batch.slice(i) : [];
+        void writer.drained().then(() => this.#guard(() => this.#write(rest, 0, messageOf)));
         return;
       }
     }

@@ -8,6 +8,8 @@ import { MemoryStore } from "../../router/store/index.js";
 import { formatComment, formatEvent, parseLastEventId } from "../../router/sse/format.js";
 import { Heartbeat } from "../../router/sse/heartbeat.js";
 import { exceedsDepth } from "../../router/schema/depth.js";
+import { readFrame } from "../../hub/frames.js";
+import { HubRefusal } from "../../hub/wire/errors.js";
 
 const event = (seq: number): LoggedEvent => ({ kind: "status", status: { state: "working" }, final: false, taskId: "t", contextId: "c", seq });
 const task = (): Task => ({
@@ -42,6 +44,19 @@ describe("JSON depth", () => {
     for (const scalar of [null, 1, "s", true]) expect(exceedsDepth(scalar)).toBe(false);
     expect(exceedsDepth({ a: [] }, 2)).toBe(false);
     expect(exceedsDepth({ a: [[]] }, 2)).toBe(true);
+  });
+  test("a hub frame refuses 101 levels at the shortest text that holds them, and reads frames too short to hold them", () => {
+    const frame = (params: string) => Buffer.from(`{"method":"m","params":${params}}`);
+    // The frame is a level: 100 more in its params is 101. The shortest frame of 101 levels, `{"":` and 200 brackets.
+    expect(readFrame(frame("[".repeat(99) + "]".repeat(99)), false)).not.toBeInstanceOf(HubRefusal);
+    expect(readFrame(frame("[".repeat(100) + "]".repeat(100)), false)).toBeInstanceOf(HubRefusal);
+    expect(readFrame(Buffer.from(`{"":${"[".repeat(100)}${"]".repeat(100)}}`), false)).toBeInstanceOf(HubRefusal);
+    expect(readFrame(Buffer.from(`{"a":${nested(100)}}`), false)).toBeInstanceOf(HubRefusal);
+    expect(readFrame(Buffer.from(`{"a":${nested(99)}}`), false)).not.toBeInstanceOf(HubRefusal);
+    expect(readFrame(frame('{"task_id":"t","status":{"state":"working"}}'), false)).toEqual({
+      method: "m",
+      params: { task_id: "t", status: { state: "working" } },
+    });
   });
 });
 
