@@ -67,6 +67,8 @@ async function measureFace(router: Child, agent: FacesAgent, client: FaceClient,
   if (big.messages < EVENTS) throw new Error(`${face.name}: ${big.messages} messages for ${EVENTS} events`);
   const firsts: number[] = [];
   for (let i = 0; i < TURNS; i++) firsts.push((await timedTurn(client, 1)).first);
+  // BENCH_VERBOSE=1: each round's figures (the table has the medians), to tell a slow round from a slow face.
+  if (process.env.BENCH_VERBOSE) log(`    ${face.name}: ${fmt((EVENTS / big.total) * 1000)} events/s, first ${fmt(median(firsts), 2)} ms`);
   return {
     eventsPerSec: (EVENTS / big.total) * 1000,
     cpuUsPerEvent: (cpu * 1000) / EVENTS,
