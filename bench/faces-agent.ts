@@ -38,9 +38,9 @@ export async function pumpTurn(agent: BenchAgent, taskId: string, n: number, kin
   agent.ws.send(`{"jsonrpc":"2.0","method":"task.complete","params":{"task_id":"${taskId}","status":{"state":"completed"},"final":true}}`);
 }
 
-/** Connects the agent to the router at `url` and serves turns of `kind`, switchable. */
-async function serve(url: string, kind: TextKind): Promise<{ agent: BenchAgent; use(k: TextKind): void }> {
-  const agent = await BenchAgent.connect(url, "bench");
+/** Connects the agent `name` to the router at `url` and serves turns of `kind`, switchable. */
+async function serve(url: string, kind: TextKind, name: string): Promise<{ agent: BenchAgent; use(k: TextKind): void }> {
+  const agent = await BenchAgent.connect(url, name);
   const use = (k: TextKind): void => {
     agent.onExecute = (taskId, text) => void pumpTurn(agent, taskId, Number(text) || 1, k);
   };
@@ -48,10 +48,10 @@ async function serve(url: string, kind: TextKind): Promise<{ agent: BenchAgent; 
   return { agent, use };
 }
 
-/** The faces' agent against the router at `url`, in `mode` (AGENT_MODE by default). */
-export async function startFacesAgent(url: string, mode = AGENT_MODE): Promise<FacesAgent> {
+/** The faces' agent against the router at `url`, in `mode` (AGENT_MODE by default), registered as `name`. */
+export async function startFacesAgent(url: string, mode = AGENT_MODE, name = "bench"): Promise<FacesAgent> {
   if (mode === "inline") {
-    const { agent, use } = await serve(url, "progress");
+    const { agent, use } = await serve(url, "progress", name);
     return {
       pid: undefined,
       use: async (kind) => use(kind),
@@ -59,7 +59,7 @@ export async function startFacesAgent(url: string, mode = AGENT_MODE): Promise<F
     };
   }
   // IPC carries the kind to use and the agent's acknowledgements; no node flags of the bench's (--expose-gc).
-  const child = fork(fileURLToPath(import.meta.url), [url], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), [url, name], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const reply = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
@@ -85,9 +85,9 @@ export async function startFacesAgent(url: string, mode = AGENT_MODE): Promise<F
   };
 }
 
-// Run as a child: `node faces-agent.js <router url>`; takes {kind} messages, answers each once applied.
+// Run as a child: `node faces-agent.js <router url> <name>`; takes {kind} messages, answers each once applied.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { agent, use } = await serve(process.argv[2]!, "progress");
+  const { agent, use } = await serve(process.argv[2]!, "progress", process.argv[3] ?? "bench");
   process.on("message", (m: { kind: TextKind }) => {
     use(m.kind);
     process.send!("ok");
