@@ -84,7 +84,13 @@ async function measureKind(router: Child, agent: FacesAgent, kind: TextKind, cli
     (f, i) => (f.kinds ?? ["progress", "delta"]).includes(kind) && (i === 0 || !ONLY || ONLY.some((o) => f.name.toLowerCase().includes(o))),
   );
   const byName = new Map(faces.map((f) => [f.name, f]));
-  for (const f of faces) await timedTurn(clients.get(f.name)!, 500); // warm-up
+  // A full turn and a few one-event turns a face before any is measured: with 500 events the first face measured (the
+  // JSON-RPC baseline) still ran its first round on code V8 had not optimised, at a third of its later rate, which
+  // flattered every ratio (docs/benchmarks.md, fifteenth pass, the faces' agent in its own process).
+  for (const f of faces) {
+    await timedTurn(clients.get(f.name)!, EVENTS);
+    for (let i = 0; i < 5; i++) await timedTurn(clients.get(f.name)!, 1);
+  }
   const res = await alternate(
     faces.map((f) => f.name),
     (name) => measureFace(router, agent, clients.get(name)!, byName.get(name)!),
