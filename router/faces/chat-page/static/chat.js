@@ -136,9 +136,17 @@ function nearBottom() {
   return window.scrollY + window.innerHeight >= doc.scrollHeight - NEAR_BOTTOM_PX;
 }
 
+/** Where `follow` last left the page; the transcript only grows below it. */
+let followedTo = 0;
+
 /** Keeps the newest message in view, unless the reader scrolled up. */
 function follow() {
-  if (following) window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" });
+  // A scroll event is dispatched at the next frame: an update that lands between the reader's scroll and its event
+  // would still see `following` and pull the reader back down. Above where we left the page, the reader moved.
+  if (window.scrollY < followedTo - NEAR_BOTTOM_PX) following = false;
+  if (!following) return;
+  window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" });
+  followedTo = window.scrollY;
 }
 
 function lastElement() {
@@ -251,6 +259,7 @@ async function send(text) {
   els.transcript.append(messageElement(state.messages[state.messages.length - 2]), messageElement(msg));
   // Sending is reading the newest message again.
   following = true;
+  followedTo = 0;
   follow();
   setBusy(true);
   let res;
@@ -359,6 +368,8 @@ els.keyForm.addEventListener("submit", (e) => {
 });
 
 window.addEventListener("scroll", () => (following = nearBottom()), { passive: true });
+// A taller window (a phone turned upright) scrolls the page up without the reader: not a move of theirs.
+window.addEventListener("resize", () => (followedTo = Math.min(followedTo, window.scrollY)), { passive: true });
 window.addEventListener("focus", () => void loadAgents());
 document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && void loadAgents());
 setInterval(() => document.visibilityState === "visible" && void loadAgents(), AGENTS_POLL_MS);
