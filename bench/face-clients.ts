@@ -125,23 +125,7 @@ function mcpRawFace(): Face {
     kinds: ["progress"],
     async open(router) {
       const url = `${router.url}/mcp`;
-      const version = "2025-11-25";
-      const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-      const init = await fetch(url, {
-        method: "POST",
-        headers: base,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "bench-raw", version: "1.0.0" } },
-        }),
-      });
-      const session = init.headers.get("mcp-session-id");
-      await init.text();
-      if (!session) throw new Error(`MCP initialize answered ${init.status} without a session`);
-      const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": version };
-      await (await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+      const headers = await rawMcpSession(url, "bench-raw");
       let id = 0;
       return {
         turn: (text, seen) => {
@@ -152,4 +136,29 @@ function mcpRawFace(): Face {
       };
     },
   };
+}
+
+/**
+ * Opens an MCP session as a raw host does (`initialize`, then `notifications/initialized`, by plain fetch) and
+ * returns the headers its later requests carry. Shared by the raw-host face and bench/mcp-probe.ts.
+ */
+export async function rawMcpSession(url: string, clientName: string): Promise<Record<string, string>> {
+  const version = "2025-11-25";
+  const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const init = await fetch(url, {
+    method: "POST",
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: clientName, version: "1.0.0" } },
+    }),
+  });
+  const session = init.headers.get("mcp-session-id");
+  await init.text();
+  if (!session) throw new Error(`MCP initialize answered ${init.status} without a session`);
+  const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": version };
+  await (await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+  return headers;
 }

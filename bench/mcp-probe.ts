@@ -23,6 +23,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { rawMcpSession } from "./face-clients.js";
 import { BenchAgent, cpuMs, median, sseRequest, startChild, startRouter, type Child } from "./lib.js";
 
 const TURNS = Number(process.env.BENCH_FACE_TURNS ?? 40);
@@ -120,22 +121,7 @@ function sseHost(url: string, body: () => object, headers: Record<string, string
 }
 
 async function rawMcpHost(url: string): Promise<Host> {
-  const version = "2025-11-25";
-  const base = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-  const init = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
-  const session = init.headers.get("mcp-session-id")!;
-  await init.text();
-  const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": version };
-  await (await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+  const headers = await rawMcpSession(`${url}/mcp`, "raw");
   let id = 0;
   return sseHost(
     `${url}/mcp`,
