@@ -16,7 +16,6 @@ import { refusedFile } from "../shared/file-parts.js";
 import { callerScope, clientGone, DataStream, jsonBody } from "../shared/http.js";
 import { fromThrown, openAiErrorBodies, REASON_ERRORS, REQUEST_ERRORS, sendError } from "../shared/openai-errors.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./request.js";
-import { responseEventJson } from "./event-json.js";
 import { createResponseTranslator, type ResponseBase, type ResponseEvent } from "./response-events.js";
 import { findResponse, readResponse, RESPONSE_METADATA_KEY, responseBase, type AskedWith } from "./response-turn.js";
 
@@ -152,8 +151,7 @@ async function messageIndex(turn: ChatTurn, messageId: string, service: TaskServ
 async function streamResponse(res: Response, base: ResponseBase, events: TurnEvents, startingAfter: number, deps: ResponsesFaceDeps) {
   const stream = new DataStream(res, deps.heartbeatMs);
   const translator = createResponseTranslator(base);
-  const send = (out: ResponseEvent[]) =>
-    stream.sendAll(startingAfter < 0 ? out : out.filter((e) => e.sequence_number > startingAfter), eventType, responseEventJson);
+  const send = (out: ResponseEvent[]) => stream.sendAll(startingAfter < 0 ? out : out.filter((e) => e.sequence_number > startingAfter), eventType);
   try {
     await send(translator.start());
     for await (const batch of eventBatches(events)) {

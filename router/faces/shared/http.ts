@@ -58,16 +58,15 @@ export class DataStream {
    * Writes frames in one write (one syscall), waiting while the socket is full; `eventOf` names each frame's
    * `event:` where the protocol has one. Frames are joined into chunks of about COALESCE_CHARS, as the relay
    * joins them: one string of a whole batch (a Responses progress batch is hundreds of KB) cost more to
-   * measure and copy for the socket than its JSON cost to make. `jsonOf` writes an item's JSON text where the
-   * face has a faster way than JSON.stringify.
+   * measure and copy for the socket than its JSON cost to make.
    */
-  async sendAll<T>(items: readonly T[], eventOf?: (item: T) => string, jsonOf?: (item: T) => string): Promise<void> {
+  async sendAll<T>(items: readonly T[], eventOf?: (item: T) => string): Promise<void> {
     if (items.length === 0) return;
     const chunks: string[] = [];
     let frames = "";
     for (const data of items) {
       if (eventOf) frames += `event: ${eventOf(data)}\n`;
-      frames += formatEvent(typeof data === "string" ? data : jsonOf ? jsonOf(data) : JSON.stringify(data));
+      frames += formatEvent(typeof data === "string" ? data : JSON.stringify(data));
       if (frames.length >= COALESCE_CHARS) {
         chunks.push(frames);
         frames = "";
