@@ -35,8 +35,11 @@ export const COALESCE_CHARS = 32 * 1024;
 /** The opening's messages are messages already. */
 const asIs = (message: SseMessage): SseMessage => message;
 
+/** An SSE frame as written: one string, or a large event's pieces. */
+type Frame = string | Array<string | Uint8Array>;
+
 /** A message's SSE frame: its data is JSON text, so a logged event's frame needs no scan. */
-function frameOf({ data, seq }: SseMessage): string | Array<string | Uint8Array> {
+function frameOf({ data, seq }: SseMessage): Frame {
   if (typeof data !== "string") return formatEventPieces(data, seq);
   return seq === undefined ? formatEvent(data) : formatJsonEvent(data, seq);
 }
@@ -88,23 +91,28 @@ class SseRelay<T> {
    * waits for its client's drains a write at a time, and messages made ahead of that (with the events'
    * renderings they hold) outlived scavenges for as long as the client took (fifteenth pass).
    */
-  #write<I>(batch: readonly I[], from: number, messageOf: (item: I) => SseMessage): void {
+  #write<I>(batch: readonly I[], from: number, messageOf: (item: I) => SseMessage, ahead?: Frame): void {
     const writer = this.#writer;
-    for (let i = from; i < batch.length; ) {
+    for (let i = from; i < batch.length || ahead !== undefined; ) {
       if (writer.closed) return this.#end();
-      let frame = frameOf(messageOf(batch[i++]!));
+      let frame = ahead ?? frameOf(messageOf(batch[i++]!));
+      ahead = undefined;
       // A batch's small frames leave in one write: one HTTP chunk and one syscall for many events, and
       // one chunk for the client's parser (a write per event was most of a fast stream's socket cost).
       while (typeof frame === "string" && frame.length < COALESCE_CHARS && i < batch.length) {
-        const next = frameOf(messageOf(batch[i]!));
-        if (typeof next !== "string") break;
+        const next = frameOf(messageOf(batch[i++]!));
+        // A frame in pieces (a large event) goes in a write of its own, next: made once, kept till then.
+        if (typeof next !== "string") {
+          ahead = next;
+          break;
+        }
         frame += next;
-        i++;
       }
       if (!writer.write(frame)) {
         // Only what is left waits for the drain: what was written is the socket's now.
         const rest = i < batch.length ? batch.slice(i) : [];
-        void writer.drained().then(() => this.#guard(() => this.#write(rest, 0, messageOf)));
+        const carried = ahead;
+        void writer.drained().then(() => this.#guard(() => this.#write(rest, 0, messageOf, carried)));
         return;
       }
     }
